@@ -1,0 +1,62 @@
+"""The project's exception hierarchy and how each error maps to a CLI exit code and HTTP status.
+
+One table (``ERROR_MAP``) is the single place where an error class meets the outside world, so
+the CLI and the HTTP service cannot disagree about what a failure means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class RagSpineError(Exception):
+    """Root of every error RAGSpine raises on purpose."""
+
+
+class ProfileError(RagSpineError):
+    """The domain profile is missing or malformed (the message names file, key and reason)."""
+
+
+class StoreError(RagSpineError):
+    """A fact store could not be opened or written."""
+
+
+class WorkspaceNotFoundError(RagSpineError):
+    """A workspace or database that must already exist does not."""
+
+
+class IngestError(RagSpineError):
+    """A document could not be ingested (the message names the file and the reason)."""
+
+
+class ProviderError(RagSpineError):
+    """An LLM provider failed for a network, API or timeout reason (never a program error)."""
+
+
+class UsageError(RagSpineError):
+    """The caller asked for something malformed (bad option, bad date, bad value)."""
+
+
+@dataclass(frozen=True)
+class ErrorMapping:
+    exit_code: int
+    http_status: int
+    type: str
+
+
+ERROR_MAP: dict[type[RagSpineError], ErrorMapping] = {
+    ProfileError: ErrorMapping(exit_code=2, http_status=500, type="profile_error"),
+    StoreError: ErrorMapping(exit_code=1, http_status=503, type="store_error"),
+    WorkspaceNotFoundError: ErrorMapping(exit_code=2, http_status=404, type="not_found"),
+    IngestError: ErrorMapping(exit_code=1, http_status=422, type="ingest_error"),
+    ProviderError: ErrorMapping(exit_code=1, http_status=502, type="provider_error"),
+    UsageError: ErrorMapping(exit_code=2, http_status=400, type="bad_request"),
+}
+
+
+def mapping_for(error: RagSpineError) -> ErrorMapping:
+    """Return the mapping of the nearest registered class in ``error``'s MRO."""
+    for cls in type(error).__mro__:
+        if cls in ERROR_MAP:
+            return ERROR_MAP[cls]  # type: ignore[index]
+    return ErrorMapping(exit_code=1, http_status=500, type="internal_error")
