@@ -58,5 +58,5 @@ def mapping_for(error: RagSpineError) -> ErrorMapping:
     """Return the mapping of the nearest registered class in ``error``'s MRO."""
     for cls in type(error).__mro__:
         if cls in ERROR_MAP:
-            return ERROR_MAP[cls]  # type: ignore[index]
+            return ERROR_MAP[cls]
     return ErrorMapping(exit_code=1, http_status=500, type="internal_error")

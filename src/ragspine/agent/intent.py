@@ -1,0 +1,217 @@
+"""Rule-based intent parsing: four slots, multi-value slots and a route — no LLM.
+
+Order of work on a question: the security gate masks competitor names; period expressions are
+found and masked; metric, entity and channel aliases are matched longest first and masked; cue
+words decide the route; whatever looks like a company or region the profile does not know is
+kept in ``unknown_entities`` so the clarification gateway can ask instead of answering for the
+home entity.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Protocol
+
+from ragspine.agent import cues
+from ragspine.agent.clarify import (
+    CLARIFY_ANSWER_WITH_ASSUMPTIONS,
+    CLARIFY_ASK_FIRST,
+    CLARIFY_NONE,
+    CLARIFY_OUT_OF_SCOPE_ENTITY,
+    ClarificationResult,
+    clarify_scope,
+)
+from ragspine.agent.gazetteer import place_matcher
+from ragspine.agent.security_gate import SecurityGate
+from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
+from ragspine.profile.loader import load_profile
+from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, mask
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period, find_periods
+
+__all__ = [
+    "CLARIFY_ANSWER_WITH_ASSUMPTIONS",
+    "CLARIFY_ASK_FIRST",
+    "CLARIFY_NONE",
+    "CLARIFY_OUT_OF_SCOPE_ENTITY",
+    "ROUTE_COMPOSITE",
+    "ROUTE_NARRATIVE",
+    "ROUTE_STRUCTURED",
+    "ClarificationResult",
+    "IntentParser",
+    "ParsedIntent",
+    "RuleIntentParser",
+    "clarify_scope",
+    "detect_language",
+    "parse_intent",
+]
+
+ROUTE_STRUCTURED = "structured"
+ROUTE_NARRATIVE = "narrative"
+ROUTE_COMPOSITE = "composite"
+
+
+@dataclass(frozen=True)
+class ParsedIntent:
+    raw_question: str
+    route: str
+    metric: str | None = None
+    entity: str | None = None
+    period: Period | None = None
+    channel: str | None = None
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+    external_entity: str | None = None
+    unknown_entities: tuple[str, ...] = ()
+    growth: bool = False
+    language: str = "zh"
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class IntentParser(Protocol):
+    """Turns a question into a ParsedIntent. Implementations must fill ``raw_question``."""
+
+    def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent: ...
+
+
+class RuleIntentParser:
+    def __init__(self, profile: DomainProfile | None = None) -> None:
+        self.profile = profile or load_profile()
+
+    def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent:
+        return parse_intent(question, reference_date, profile=self.profile)
+
+
+def detect_language(text: str) -> str:
+    """ "zh" when the question contains any CJK character, else "en"."""
+    return "zh" if cues.CJK.search(text) else "en"
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    glossary: Glossary
+    gate: SecurityGate
+    places: AliasMatcher
+
+
+_LEXICONS: dict[int, _Lexicon] = {}
+
+
+def _lexicon(profile: DomainProfile) -> _Lexicon:
+    lex = _LEXICONS.get(id(profile))
+    if lex is None or lex.glossary.profile is not profile:
+        glossary = glossary_for(profile)
+        known = {alias_key(entry.alias) for entry in glossary.terms.entries()}
+        lex = _LEXICONS[id(profile)] = _Lexicon(
+            glossary, SecurityGate(profile), place_matcher(known)
+        )
+    return lex
+
+
+def parse_intent(
+    question: str, reference_date: date | None = None, *, profile: DomainProfile | None = None
+) -> ParsedIntent:
+    lex = _lexicon(profile or load_profile())
+    screen = lex.gate.detect(question)
+    text = screen.masked_text
+    period_hits = find_periods(text, reference_date or date.today(), lex.glossary.calendar)
+    text = mask(text, ((p.start, p.end) for p in period_hits))
+    term_hits = list(lex.glossary.terms.finditer(text))
+    residual = mask(text, ((h.start, h.end) for h in term_hits))
+
+    metrics = _codes(term_hits, METRIC)
+    entities = _codes(term_hits, ENTITY)
+    channels = _codes(term_hits, CHANNEL)
+    periods = tuple(dict.fromkeys(p.period for p in period_hits))
+
+    narrative = _has(cues.NARRATIVE, residual)
+    numeric = _has(cues.NUMERIC, residual)
+    if metrics:
+        route = ROUTE_COMPOSITE if narrative else ROUTE_STRUCTURED
+    else:
+        route = ROUTE_NARRATIVE if narrative or not numeric else ROUTE_STRUCTURED
+
+    slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
+    marked = mask(screen.masked_text, slot_spans, fill=_SLOT)
+    return ParsedIntent(
+        raw_question=question,
+        route=route,
+        metric=metrics[0] if metrics else None,
+        entity=entities[0] if entities else None,
+        period=periods[0] if periods else None,
+        channel=channels[0] if channels else None,
+        metrics=metrics,
+        entities=entities,
+        periods=periods,
+        external_entity=screen.hits[0] if screen.hit else None,
+        unknown_entities=_unknown_entities(marked, lex.places),
+        growth=bool(metrics) and _has(cues.GROWTH, residual),
+        language=detect_language(question),
+    )
+
+
+def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))
+
+
+def _has(matcher: AliasMatcher, text: str) -> bool:
+    return next(matcher.finditer(text), None) is not None
+
+
+_ASCII_TOKEN = re.compile(r"[A-Za-z][A-Za-z&\-]*(?:'s|’s)?")
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+
+
+_SLOT = "\x00"
+
+
+def _unknown_entities(residual: str, places: AliasMatcher) -> tuple[str, ...]:
+    """Company- or region-like words the profile does not know, found next to a slot.
+
+    "新加坡FY2024收入", "友邦的收入", "AIA revenue", "revenue of Singapore": the leftover word
+    sits right before or after a metric, entity or period. Filler words are blanked first so
+    they neither count as candidates nor separate a candidate from its slot; slots themselves
+    are filled with a marker character so adjacency can see them.
+    """
+    found = [h.text for h in places.finditer(residual)]
+    residual = mask(residual, ((h.start, h.end) for h in places.finditer(residual)))
+    for matcher in (cues.NARRATIVE, cues.NUMERIC, cues.GROWTH):
+        residual = mask(residual, ((h.start, h.end) for h in matcher.finditer(residual)))
+    residual = cues.FILLER.sub(_blank, residual)
+    residual = _ASCII_TOKEN.sub(
+        lambda m: _blank(m) if _bare(m.group()).casefold() in cues.STOPWORDS_EN else m.group(),
+        residual,
+    )
+    for match in _CJK_RUN.finditer(residual):
+        if _next_to_slot(residual, match.start(), match.end()):
+            found.append(match.group())
+    for match in _ASCII_TOKEN.finditer(residual):
+        word = _bare(match.group())
+        if not word[0].isupper():
+            continue
+        if _next_to_slot(residual, match.start(), match.end()):
+            found.append(word)
+    return tuple(dict.fromkeys(found))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def _bare(word: str) -> str:
+    return re.sub(r"(?:'s|’s)$", "", word)
+
+
+def _next_to_slot(text: str, start: int, end: int) -> bool:
+    after = end
+    while after < len(text) and text[after].isspace():
+        after += 1
+    before = start
+    while before > 0 and text[before - 1].isspace():
+        before -= 1
+    return (after < len(text) and text[after] == _SLOT) or (
+        before > 0 and text[before - 1] == _SLOT
+    )

@@ -1,0 +1,70 @@
+"""面向用户的中文文案（问题为中文时使用）。"""
+
+from __future__ import annotations
+
+NARRATIVE_HEADING = "归因分析："
+PROVIDER_UNAVAILABLE = "AI 服务暂时不可用，未能生成回答。为避免误导，不提供任何数字；请稍后重试。"
+
+
+def refusal(entity: str, home_company: str) -> str:
+    return (
+        f"抱歉，本系统不提供关于「{entity}」的任何信息：仅回答 {home_company} 自身的数据。"
+        f"可改为询问 {home_company} 的相关指标。"
+    )
+
+
+def ask_metric(options: list[str]) -> str:
+    return f"请问您想查询哪个指标？可选：{'、'.join(options)}。"
+
+
+def ask_entity(unknown: list[str], options: list[str]) -> str:
+    names = "、".join(f"「{u}」" for u in unknown)
+    return (
+        f"无法识别实体{names}，未按默认实体作答。请问您想查询哪个实体？可选：{'、'.join(options)}。"
+    )
+
+
+def assumption(entity: str | None, period: str | None, options: list[str]) -> str:
+    parts = []
+    if entity:
+        parts.append(f"未指定实体，按 {entity} 回答")
+    if period:
+        parts.append(f"未指定期间，按最近完整财年 {period} 回答")
+    return f"【假设】{'；'.join(parts)}（如需收窄：{' / '.join(options)}）"
+
+
+def found(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
+    return f"{subject}：{value} {unit}（来源：{doc} · {locator}）"
+
+
+def not_found(metric: str, entity: str, period: str, channel: str) -> str:
+    return (
+        f"查不到：{metric} / {entity} / {period}（渠道 {channel}）未在事实表中找到。\n"
+        "为避免误导，不提供任何推测数字；可尝试调整期间或实体后重问。"
+    )
+
+
+def unrecognized(param: str, raw: str) -> str:
+    return f"无法识别参数 {param}：「{raw}」不在术语表中。为避免误导，不提供任何推测数字。"
+
+
+def change(later: str, earlier: str, diff: str, pct: str | None, unit: str) -> str:
+    tail = f"（{pct}）" if pct else ""
+    return f"变化（{later} 较 {earlier}）：{diff} {unit}{tail}"
+
+
+def change_pp(later: str, earlier: str, diff: str) -> str:
+    return f"变化（{later} 较 {earlier}）：{diff} 个百分点"
+
+
+def difference(first: str, second: str, diff: str, pct: str | None, unit: str) -> str:
+    tail = f"（{pct}）" if pct else ""
+    return f"差值（{first} 减 {second}）：{diff} {unit}{tail}"
+
+
+def difference_pp(first: str, second: str, diff: str) -> str:
+    return f"差值（{first} 减 {second}）：{diff} 个百分点"
+
+
+def growth_missing(base: str) -> str:
+    return f"无法计算同比：缺少对比期 {base} 的数据。"

@@ -1,0 +1,130 @@
+"""The narrative path: retrieve, synthesise only from numbered snippets, force citations.
+
+Two invariants are enforced here in code: a snippet the caller is not cleared for never reaches
+the prompt (checked again after the retriever, whatever it claims), and every number in the
+synthesised text must occur in a cited snippet — a sentence carrying any other number is
+dropped. Sources the model failed to name are appended.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ragspine.agent.llm_provider import LLMProvider
+from ragspine.errors import ProviderError
+from ragspine.observability.trace import RequestTrace
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
+
+NARRATIVE_SYSTEM_PROMPT = (
+    "Answer only from the numbered snippets. Cite every snippet you use as [n]. "
+    "If the snippets do not answer the question, say so. Never state a number that is not "
+    "written in a snippet."
+)
+TOP_K = 5
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SENTENCE = re.compile(r"[^。！？.!?\n]+(?:[。！？!?]|\.(?!\d)|\n|$)")
+_CITATION = re.compile(r"\[(\d+)\]")
+
+
+@dataclass
+class NarrativeOutcome:
+    text: str
+    sources: list[dict[str, str]] = field(default_factory=list)
+    kind: str = "narrative"
+
+
+_NO_RETRIEVER = {
+    "zh": "未接入叙述检索，无法回答原因类问题；为避免误导，不作推测。",
+    "en": "Narrative retrieval is not configured, so this question cannot be answered; "
+    "nothing is guessed.",
+}
+_NOTHING_FOUND = {
+    "zh": "未检索到相关文档段落，无法回答；为避免误导，不作推测。",
+    "en": "No relevant passage was found in the documents, so nothing is guessed.",
+}
+_UNAVAILABLE = {
+    "zh": "AI 服务暂时不可用，未能生成叙述回答；为避免误导，不作推测。",
+    "en": "The AI service is temporarily unavailable, so no narrative answer was generated.",
+}
+
+
+def run_narrative(
+    question: str,
+    retriever: NarrativeRetriever | None,
+    provider: LLMProvider,
+    *,
+    filters: RetrievalFilters | None,
+    clearance: Sensitivity,
+    language: str,
+    trace: RequestTrace,
+) -> NarrativeOutcome:
+    if retriever is None:
+        return NarrativeOutcome(_NO_RETRIEVER[language], kind="no_context")
+    snippets = [
+        s
+        for s in retriever.retrieve(question, top_k=TOP_K, filters=filters, clearance=clearance)
+        if clearance.allows(Sensitivity.parse(s.sensitivity))
+    ]
+    trace.chunk_ids.extend(s.chunk_id for s in snippets)
+    if not snippets:
+        return NarrativeOutcome(_NOTHING_FOUND[language], kind="no_context")
+    prompt = build_prompt(question, snippets, clearance)
+    try:
+        trace.llm_calls += 1
+        reply = provider.create_message(
+            system=NARRATIVE_SYSTEM_PROMPT,
+            messages=[{"role": "user", "content": prompt}],
+            tools=[],
+        )
+    except ProviderError:
+        trace.provider_error = True
+        return NarrativeOutcome(_UNAVAILABLE[language], kind="degraded")
+    text, stripped = ground_numbers(reply.text, snippets)
+    trace.numbers_stripped += stripped
+    text, appended = force_citations(text, snippets)
+    trace.citations_appended += appended
+    sources = [{"doc": s.doc, "locator": s.locator} for s in snippets]
+    return NarrativeOutcome(text, sources)
+
+
+def build_prompt(question: str, snippets: list[Snippet], clearance: Sensitivity) -> str:
+    """The user turn: the question and numbered snippets. Refuses uncleared material."""
+    lines = [f"Question: {question}", "Snippets:"]
+    for number, snippet in enumerate(snippets, start=1):
+        if not clearance.allows(Sensitivity.parse(snippet.sensitivity)):
+            raise PermissionError(f"snippet {snippet.chunk_id} exceeds the caller's clearance")
+        lines.append(f"[{number}] (source: {snippet.doc} · {snippet.locator}) {snippet.text}")
+    return "\n".join(lines)
+
+
+def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
+    """Drop every sentence holding a number that no snippet contains; count the drops."""
+    allowed = {_canonical(n) for s in snippets for n in _NUMBER.findall(s.text)}
+    kept: list[str] = []
+    dropped = 0
+    for sentence in _SENTENCE.findall(text):
+        numbers = [_canonical(n) for n in _NUMBER.findall(_CITATION.sub("", sentence))]
+        if all(n in allowed for n in numbers):
+            kept.append(sentence)
+        else:
+            dropped += 1
+    return "".join(kept).strip(), dropped
+
+
+def _canonical(number: str) -> str:
+    return number.replace(",", "")
+
+
+def force_citations(text: str, snippets: list[Snippet]) -> tuple[str, int]:
+    """Append a source line for every snippet whose document the text does not name."""
+    cited = {int(n) for n in _CITATION.findall(text)}
+    missing = [
+        (i, s) for i, s in enumerate(snippets, start=1) if i not in cited and s.doc not in text
+    ]
+    if not missing:
+        return text, 0
+    lines = [f"[{i}] {s.doc} · {s.locator}" for i, s in missing]
+    return (text + "\n" + "\n".join(lines)).strip(), len(missing)

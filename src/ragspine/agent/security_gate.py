@@ -1,0 +1,68 @@
+"""The security gate: deterministic competitor / out-of-scope screening. Never calls an LLM.
+
+The competitor list and the home company's name come from the domain profile. Matching runs
+on a whitespace-tolerant pattern (so "竞 安" is still caught) and every hit is masked with
+equal-length spaces, so no substring of a competitor's name (such as 中国 inside 中国竞联人寿)
+can leak into a home-entity match afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ragspine.profile.glossary import Glossary, glossary_for
+from ragspine.profile.loader import load_profile
+from ragspine.profile.matching import mask
+from ragspine.profile.model import DomainProfile
+
+SECURITY_ALLOW = "allow"
+# Deliberately equal to CLARIFY_OUT_OF_SCOPE_ENTITY so both layers speak one code.
+SECURITY_REFUSE_OUT_OF_SCOPE = "out_of_scope_entity"
+
+
+@dataclass(frozen=True)
+class SecurityScreen:
+    """What ``detect`` found: the competitor names hit and the text with them blanked out."""
+
+    masked_text: str
+    hits: tuple[str, ...] = ()
+
+    @property
+    def hit(self) -> bool:
+        return bool(self.hits)
+
+
+@dataclass(frozen=True)
+class SecurityVerdict:
+    decision: str
+    entity: str | None = None
+    narrowing_options: tuple[str, ...] = field(default_factory=tuple)
+
+
+class SecurityGate:
+    def __init__(self, profile: DomainProfile | None = None) -> None:
+        self._profile = profile or load_profile()
+        self._glossary: Glossary = glossary_for(self._profile)
+
+    @property
+    def home_company_name(self) -> str:
+        return self._profile.home_company_name
+
+    def detect(self, text: str) -> SecurityScreen:
+        hits = list(self._glossary.competitors.finditer(text))
+        if not hits:
+            return SecurityScreen(masked_text=text)
+        names = tuple(dict.fromkeys(h.code for h in hits))
+        return SecurityScreen(mask(text, ((h.start, h.end) for h in hits)), names)
+
+    def screen(self, *, raw_question: str, metric: str | None = None) -> SecurityVerdict:
+        """Decide from the raw question alone, whatever a parser made of it."""
+        del metric  # the verdict must not depend on parser output
+        found = self.detect(raw_question)
+        if not found.hit:
+            return SecurityVerdict(SECURITY_ALLOW)
+        return SecurityVerdict(
+            SECURITY_REFUSE_OUT_OF_SCOPE,
+            entity=found.hits[0],
+            narrowing_options=(self.home_company_name,),
+        )

@@ -1,0 +1,126 @@
+"""Privacy-aware request traces: one structured event per request, codes and counts only.
+
+An event never holds the question, the answer, a fact value or chunk text — only the route,
+controlled codes, counts, timings and guard flags (DESIGN §2.5). ``TRACE_FIELDS`` is the exact
+schema; a test pins it so a new field is a deliberate, reviewed change.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+TRACE_FIELDS = (
+    "event",
+    "request_id",
+    "ts",
+    "duration_ms",
+    "language",
+    "route",
+    "clarification_mode",
+    "clarification_reason",
+    "answer_kind",
+    "metric_codes",
+    "entity_codes",
+    "period_labels",
+    "channel_codes",
+    "assumed_slots",
+    "subtasks",
+    "llm_calls",
+    "tool_calls",
+    "tool_statuses",
+    "fabrication_guard_triggered",
+    "guard_override",
+    "guard_override_reason",
+    "model_text_discarded",
+    "provider_error",
+    "security_refused",
+    "chunk_ids",
+    "numbers_stripped",
+    "citations_appended",
+    "sources_count",
+)
+
+
+class TraceSink(Protocol):
+    def emit(self, event: Mapping[str, object]) -> None: ...
+
+
+class NullTraceSink:
+    def emit(self, event: Mapping[str, object]) -> None:
+        del event
+
+
+class MemoryTraceSink:
+    """Keeps events in a list (tests, the CLI's --json output)."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, object]] = []
+
+    def emit(self, event: Mapping[str, object]) -> None:
+        self.events.append(dict(event))
+
+
+class JsonlTraceSink:
+    """Appends one JSON object per line; safe to share between threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    def emit(self, event: Mapping[str, object]) -> None:
+        line = json.dumps(event, ensure_ascii=False, sort_keys=True)
+        with self._lock, self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+@dataclass
+class RequestTrace:
+    """Mutable collector for one request; ``to_event`` freezes it into the schema above."""
+
+    request_id: str
+    language: str = ""
+    route: str = ""
+    clarification_mode: str = ""
+    clarification_reason: str = ""
+    answer_kind: str = ""
+    metric_codes: list[str] = field(default_factory=list)
+    entity_codes: list[str] = field(default_factory=list)
+    period_labels: list[str] = field(default_factory=list)
+    channel_codes: list[str] = field(default_factory=list)
+    assumed_slots: list[str] = field(default_factory=list)
+    subtasks: int = 0
+    llm_calls: int = 0
+    tool_calls: int = 0
+    tool_statuses: dict[str, int] = field(default_factory=dict)
+    fabrication_guard_triggered: bool = False
+    guard_override: bool = False
+    guard_override_reason: str = ""
+    model_text_discarded: bool = False
+    provider_error: bool = False
+    security_refused: bool = False
+    chunk_ids: list[str] = field(default_factory=list)
+    numbers_stripped: int = 0
+    citations_appended: int = 0
+    sources_count: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def count_status(self, status: str) -> None:
+        self.tool_statuses[status] = self.tool_statuses.get(status, 0) + 1
+
+    def to_event(self) -> dict[str, object]:
+        values = {name: getattr(self, name) for name in TRACE_FIELDS[4:]}
+        return {
+            "event": "ragspine.request",
+            "request_id": self.request_id,
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
+            **values,
+        }

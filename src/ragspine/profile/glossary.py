@@ -1,0 +1,123 @@
+"""The glossary: map raw terms to controlled codes, or to None — never to a guess.
+
+A ``Glossary`` is built once per profile (``glossary_for`` caches it) and owns the compiled
+matchers the intent parser and the query tool share, so both agree on what a term means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from ragspine.errors import ProfileError
+from ragspine.profile.loader import load_profile
+from ragspine.profile.matching import AliasEntry, AliasMatcher, alias_key
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
+
+METRIC = "metric"
+ENTITY = "entity"
+CHANNEL = "channel"
+
+
+@dataclass(frozen=True)
+class Glossary:
+    profile: DomainProfile
+    terms: AliasMatcher  # metrics, entities and channels in one longest-match pattern
+    competitors: AliasMatcher
+    calendar: FiscalCalendar
+
+    def normalize_metric(self, raw: str | None) -> str | None:
+        return self._normalize(raw, METRIC)
+
+    def normalize_entity(self, raw: str | None) -> str | None:
+        return self._normalize(raw, ENTITY)
+
+    def normalize_channel(self, raw: str | None) -> str | None:
+        return self._normalize(raw, CHANNEL)
+
+    def normalize_period(
+        self, raw: str | None, reference_date: date | None = None
+    ) -> Period | None:
+        return normalize_period(raw, reference_date, self.calendar)
+
+    def _normalize(self, raw: str | None, kind: str) -> str | None:
+        if raw is None or not raw.strip():
+            return None
+        entry = self.terms.lookup(raw)
+        return entry.code if entry is not None and entry.kind == kind else None
+
+
+def build_glossary(profile: DomainProfile) -> Glossary:
+    entries = list(_term_entries(profile))
+    _reject_clashes(entries)
+    competitors = [
+        AliasEntry(alias, "competitor", comp.name)
+        for comp in profile.competitors
+        for alias in (comp.name, *comp.aliases)
+    ]
+    return Glossary(
+        profile=profile,
+        terms=AliasMatcher(entries),
+        competitors=AliasMatcher(competitors, flexible_spaces=True),
+        calendar=FiscalCalendar(profile.fiscal.year_end_month),
+    )
+
+
+def _term_entries(profile: DomainProfile) -> list[AliasEntry]:
+    entries: list[AliasEntry] = []
+    for kind, items in (
+        (METRIC, profile.metrics),
+        (ENTITY, profile.entities),
+        (CHANNEL, profile.channels),
+    ):
+        for item in items:
+            for alias in (item.code, item.name_zh, item.name_en, *item.aliases):
+                if alias:
+                    entries.append(AliasEntry(alias, kind, item.code))
+    return entries
+
+
+def _reject_clashes(entries: list[AliasEntry]) -> None:
+    seen: dict[str, AliasEntry] = {}
+    for entry in entries:
+        key = alias_key(entry.alias)
+        other = seen.setdefault(key, entry)
+        if (other.kind, other.code) != (entry.kind, entry.code):
+            raise ProfileError(
+                f"alias {entry.alias!r} maps to both {other.kind} {other.code} "
+                f"and {entry.kind} {entry.code}"
+            )
+
+
+_CACHE: dict[int, Glossary] = {}
+
+
+def glossary_for(profile: DomainProfile) -> Glossary:
+    """The glossary of ``profile``, built once. Keyed by identity: hashing a profile is slow."""
+    glossary = _CACHE.get(id(profile))
+    if glossary is None or glossary.profile is not profile:
+        glossary = _CACHE[id(profile)] = build_glossary(profile)
+    return glossary
+
+
+def default_glossary() -> Glossary:
+    return glossary_for(load_profile())
+
+
+def normalize_metric(raw: str | None, profile: DomainProfile | None = None) -> str | None:
+    return glossary_for(profile or load_profile()).normalize_metric(raw)
+
+
+def normalize_entity(raw: str | None, profile: DomainProfile | None = None) -> str | None:
+    return glossary_for(profile or load_profile()).normalize_entity(raw)
+
+
+def normalize_channel(raw: str | None, profile: DomainProfile | None = None) -> str | None:
+    return glossary_for(profile or load_profile()).normalize_channel(raw)
+
+
+def normalize_period_code(
+    raw: str | None, reference_date: date | None = None, profile: DomainProfile | None = None
+) -> Period | None:
+    return glossary_for(profile or load_profile()).normalize_period(raw, reference_date)

@@ -1,0 +1,150 @@
+"""The domain profile: everything company-specific the engine knows, validated with pydantic."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ragspine.profile.sensitivity import Sensitivity
+
+
+class MetricKind(StrEnum):
+    AMOUNT = "amount"
+    RATIO = "ratio"
+    COUNT = "count"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _check_code(value: str) -> str:
+    if not value or not value.replace("_", "").isalnum() or not value.isupper():
+        raise ValueError(f"code {value!r} must be UPPER_SNAKE_CASE letters and digits")
+    return value
+
+
+def _clean_aliases(values: tuple[str, ...]) -> tuple[str, ...]:
+    cleaned = tuple(v.strip() for v in values)
+    if any(not v for v in cleaned):
+        raise ValueError("aliases must not be empty strings")
+    return cleaned
+
+
+class CompanySection(_Frozen):
+    name: str = Field(min_length=1)
+    name_zh: str = ""
+    home_entity: str
+
+
+class FiscalSection(_Frozen):
+    year_end_month: int = Field(default=12, ge=1, le=12)
+
+
+class DefaultsSection(_Frozen):
+    channel: str = "TOTAL"
+    faq_file: str | None = None
+
+
+class EntityDef(_Frozen):
+    code: str
+    name_zh: str
+    name_en: str
+    geography: str
+    aliases: tuple[str, ...] = ()
+
+    _code = field_validator("code")(_check_code)
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+
+class MetricDef(_Frozen):
+    code: str
+    name_zh: str
+    name_en: str
+    unit: str
+    kind: MetricKind = MetricKind.AMOUNT
+    aliases: tuple[str, ...] = ()
+
+    _code = field_validator("code")(_check_code)
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+
+class ChannelDef(_Frozen):
+    code: str
+    name_zh: str = ""
+    name_en: str = ""
+    aliases: tuple[str, ...] = ()
+
+    _code = field_validator("code")(_check_code)
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+
+class CompetitorDef(_Frozen):
+    name: str = Field(min_length=1)
+    aliases: tuple[str, ...] = ()
+
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+
+class FilenameRule(_Frozen):
+    pattern: str = Field(min_length=1)
+    level: Sensitivity
+
+
+class KeywordRule(_Frozen):
+    keyword: str = Field(min_length=1)
+    level: Sensitivity
+
+
+class SensitivitySection(_Frozen):
+    default: Sensitivity = Sensitivity.INTERNAL
+    filename_rules: tuple[FilenameRule, ...] = ()
+    keyword_rules: tuple[KeywordRule, ...] = ()
+
+
+class DomainProfile(_Frozen):
+    """A validated profile. Codes are unique per section and the home entity must exist."""
+
+    company: CompanySection
+    fiscal: FiscalSection = FiscalSection()
+    defaults: DefaultsSection = DefaultsSection()
+    entities: tuple[EntityDef, ...] = Field(min_length=1)
+    metrics: tuple[MetricDef, ...] = Field(min_length=1)
+    channels: tuple[ChannelDef, ...] = Field(min_length=1)
+    competitors: tuple[CompetitorDef, ...] = ()
+    sensitivity: SensitivitySection = SensitivitySection()
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> DomainProfile:
+        for section in ("entities", "metrics", "channels"):
+            codes = [item.code for item in getattr(self, section)]
+            dupes = sorted({c for c in codes if codes.count(c) > 1})
+            if dupes:
+                raise ValueError(f"{section}: duplicate code(s) {', '.join(dupes)}")
+        if self.company.home_entity not in {e.code for e in self.entities}:
+            raise ValueError(
+                f"company.home_entity {self.company.home_entity!r} is not one of the entities"
+            )
+        if self.defaults.channel not in {c.code for c in self.channels}:
+            raise ValueError(f"defaults.channel {self.defaults.channel!r} is not a channel code")
+        return self
+
+    def entity(self, code: str) -> EntityDef | None:
+        return next((e for e in self.entities if e.code == code), None)
+
+    def metric(self, code: str) -> MetricDef | None:
+        return next((m for m in self.metrics if m.code == code), None)
+
+    def channel(self, code: str) -> ChannelDef | None:
+        return next((c for c in self.channels if c.code == code), None)
+
+    @property
+    def home_entity(self) -> EntityDef:
+        entity = self.entity(self.company.home_entity)
+        assert entity is not None  # guaranteed by _cross_checks
+        return entity
+
+    @property
+    def home_company_name(self) -> str:
+        return self.company.name

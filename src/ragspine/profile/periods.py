@@ -1,0 +1,290 @@
+"""Reporting periods: parse absolute and relative period expressions into controlled codes.
+
+A period is a granularity (``FY``, ``H1``/``H2``, ``Q1``..``Q4``) plus the fiscal year it belongs
+to. Relative expressions (今年, last quarter, 去年上半年 …) resolve against a reference date and
+the profile's fiscal calendar. A bare number is a period only when it reads as one: a four-digit
+year in 1990–2099 that is not glued to other digits, decimals or units — so "9999" or "1702" in
+"REVENUE是9999吗" is never a period.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+PERIOD_TYPES: tuple[str, ...] = ("FY", "H1", "H2", "Q1", "Q2", "Q3", "Q4")
+
+
+@dataclass(frozen=True, order=True)
+class Period:
+    year: int
+    type: str  # one of PERIOD_TYPES
+
+    @property
+    def label(self) -> str:
+        """FY2024, 2025H1, 2025Q3 — the form used in answers and tool arguments."""
+        return f"FY{self.year}" if self.type == "FY" else f"{self.year}{self.type}"
+
+    @property
+    def period(self) -> str:
+        return str(self.year)
+
+    def previous_year(self) -> Period:
+        """The same period one fiscal year earlier (the base of a year-on-year change)."""
+        return Period(self.year - 1, self.type)
+
+
+@dataclass(frozen=True)
+class FiscalCalendar:
+    """Fiscal years end in ``year_end_month`` and are named by the calendar year they end in."""
+
+    year_end_month: int = 12
+
+    def fiscal_year(self, day: date) -> int:
+        return day.year if day.month <= self.year_end_month else day.year + 1
+
+    def month_index(self, day: date) -> int:
+        """0 for the first month of the fiscal year, 11 for the last."""
+        return (day.month - self.year_end_month - 1) % 12
+
+    def current_quarter(self, day: date) -> Period:
+        return Period(self.fiscal_year(day), f"Q{self.month_index(day) // 3 + 1}")
+
+    def previous_quarter(self, day: date) -> Period:
+        current = self.current_quarter(day)
+        number = int(current.type[1])
+        if number == 1:
+            return Period(current.year - 1, "Q4")
+        return Period(current.year, f"Q{number - 1}")
+
+    def latest_complete_year(self, day: date) -> Period:
+        return Period(self.fiscal_year(day) - 1, "FY")
+
+
+@dataclass(frozen=True)
+class PeriodMatch:
+    period: Period
+    start: int
+    end: int
+
+
+_CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+_YEAR4 = r"(?:199\d|20\d\d)"
+_YEAR = rf"(?:{_YEAR4}|\d\d)"
+# A number glued to these is an amount, not a year: digits, decimals, separators, units.
+_NOT_AFTER_YEAR = r"(?![\d.,%％万亿千百元]|\s*(?:m\b|bn\b|million|billion|k\b))"
+_NOT_BEFORE = r"(?<![\d.,$¥￥A-Za-z])"
+# ASCII word edges: Python's \b treats CJK as word characters, so "港FY2024" has no \b.
+_B = r"(?<![A-Za-z0-9])"
+_E = r"(?![A-Za-z0-9])"
+
+_REL_YEAR_ZH = {"今年": 0, "本年": 0, "本年度": 0, "去年": -1, "上年": -1, "上一年": -1, "前年": -2}
+_REL_YEAR_EN = {
+    "this year": 0,
+    "current year": 0,
+    "last year": -1,
+    "previous year": -1,
+    "prior year": -1,
+    "the year before last": -2,
+}
+_ORDINAL_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+
+
+def _alt(words: list[str]) -> str:
+    return "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
+    )
+
+
+_RY_ZH = _alt(list(_REL_YEAR_ZH))
+_RY_EN = _alt(list(_REL_YEAR_EN))
+
+
+class _RuleMatch:
+    """Presents one rule's groups under their plain names to that rule's resolver."""
+
+    def __init__(self, match: re.Match[str], index: int) -> None:
+        self._match = match
+        self._suffix = f"_{index}"
+
+    def __getitem__(self, name: str) -> str:
+        value = self._match.group(name + self._suffix)
+        return value if value is not None else ""
+
+
+Resolver = Callable[[_RuleMatch, date, FiscalCalendar], Period]
+
+
+def _year(raw: str) -> int:
+    return int(raw) if len(raw) == 4 else 2000 + int(raw)
+
+
+def _rel_year(raw: str, day: date, cal: FiscalCalendar) -> int:
+    key = re.sub(r"\s+", " ", raw.strip().lower())
+    offset = _REL_YEAR_ZH.get(key, _REL_YEAR_EN.get(key, 0))
+    return cal.fiscal_year(day) + offset
+
+
+def _half_zh(raw: str) -> str:
+    return "H1" if raw == "上" else "H2"
+
+
+def _half_en(raw: str) -> str:
+    return "H1" if raw.lower() == "first" else "H2"
+
+
+def _q(raw: str) -> str:
+    return f"Q{_CN_DIGITS[raw]}"
+
+
+def _q_en(raw: str) -> str:
+    return f"Q{_ORDINAL_EN[raw.lower()]}"
+
+
+# Rules are tried in order at each position, most specific first; each returns a Period.
+_RULES: list[tuple[str, Resolver]] = [
+    # --- relative year + sub-period
+    (
+        rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*(?P<h>[上下])半年",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_zh(m["h"])),
+    ),
+    (
+        rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q(m["q"])),
+    ),
+    (
+        rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*[Qq](?P<q>[1-4])",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
+    ),
+    (
+        rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*[Hh](?P<h>[12])",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
+    ),
+    (
+        rf"{_B}(?:the\s+)?(?P<h>first|second)\s+half\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
+    ),
+    (
+        rf"{_B}(?:the\s+)?(?P<q>first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q_en(m["q"])),
+    ),
+    (
+        rf"(?P<ry>{_RY_EN})'s\s+(?P<h>first|second)\s+half",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
+    ),
+    (
+        rf"{_B}[Hh](?P<h>[12])\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
+    ),
+    (
+        rf"{_B}[Qq](?P<q>[1-4])\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
+    ),
+    # --- absolute year + sub-period
+    (
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
+        lambda m, d, c: Period(int(m["y"]), _q(m["q"])),
+    ),
+    (
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年?\s*(?:的)?\s*(?P<h>[上下])半年",
+        lambda m, d, c: Period(int(m["y"]), _half_zh(m["h"])),
+    ),
+    (
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR4})\s*年?\s*[Qq](?P<q>[1-4])(?![\d])",
+        lambda m, d, c: Period(int(m["y"]), f"Q{m['q']}"),
+    ),
+    (
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR4})\s*年?\s*[Hh](?P<h>[12])(?![\d])",
+        lambda m, d, c: Period(int(m["y"]), f"H{m['h']}"),
+    ),
+    (
+        rf"{_B}[Qq](?P<q>[1-4])\s*(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
+    ),
+    (
+        rf"{_B}[Hh](?P<h>[12])\s*(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
+    ),
+    (
+        rf"(?<![\dA-Za-z])(?P<q>[1-4])\s*Q\s*(?P<y>{_YEAR})(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
+    ),
+    (
+        rf"(?<![\dA-Za-z])(?P<h>[12])\s*H\s*(?P<y>{_YEAR})(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
+    ),
+    # --- whole fiscal years
+    (rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})(?![\d])", lambda m, d, c: Period(_year(m["y"]), "FY")),
+    (rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*财年度?", lambda m, d, c: Period(_year(m["y"]), "FY")),
+    (rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年度?(?![\d])", lambda m, d, c: Period(int(m["y"]), "FY")),
+    (rf"{_NOT_BEFORE}(?P<y>{_YEAR4}){_NOT_AFTER_YEAR}", lambda m, d, c: Period(int(m["y"]), "FY")),
+    # --- relative, standalone
+    (
+        rf"本季度|这个季度|这季度|当季|{_B}(?:this|current)\s+quarter{_E}",
+        lambda m, d, c: c.current_quarter(d),
+    ),
+    (
+        rf"上季度|上个季度|上一季度|{_B}(?:last|previous|prior)\s+quarter{_E}",
+        lambda m, d, c: c.previous_quarter(d),
+    ),
+    (rf"(?P<ry>{_RY_ZH})", lambda m, d, c: Period(_rel_year(m["ry"], d, c), "FY")),
+    (rf"{_B}(?P<ry>{_RY_EN}){_E}", lambda m, d, c: Period(_rel_year(m["ry"], d, c), "FY")),
+    (r"(?P<h>[上下])半年", lambda m, d, c: Period(c.fiscal_year(d), _half_zh(m["h"]))),
+    (
+        rf"{_B}(?:the\s+)?(?P<h>first|second)\s+half{_E}",
+        lambda m, d, c: Period(c.fiscal_year(d), _half_en(m["h"])),
+    ),
+    (r"第\s*(?P<q>[一二三四1-4])\s*季度", lambda m, d, c: Period(c.fiscal_year(d), _q(m["q"]))),
+    (rf"{_B}[Qq](?P<q>[1-4]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"Q{m['q']}")),
+    (rf"{_B}[Hh](?P<h>[12]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"H{m['h']}")),
+]
+
+
+def _compile() -> re.Pattern[str]:
+    # Inner group names repeat across rules, so each rule's groups get a unique suffix.
+    parts = [f"(?P<r{i}>{_suffix_groups(pattern, i)})" for i, (pattern, _) in enumerate(_RULES)]
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _suffix_groups(pattern: str, index: int) -> str:
+    def rename(group: re.Match[str]) -> str:
+        return f"(?P<{group[1]}_{index}>"
+
+    return re.sub(r"\(\?P<(\w+)>", rename, pattern)
+
+
+_PATTERN = _compile()
+
+
+def find_periods(
+    text: str, reference_date: date | None = None, calendar: FiscalCalendar | None = None
+) -> list[PeriodMatch]:
+    """Every period expression in ``text``, left to right, without overlaps."""
+    return list(_iter_periods(text, reference_date or date.today(), calendar or FiscalCalendar()))
+
+
+def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodMatch]:
+    for match in _PATTERN.finditer(text):
+        index = next(i for i in range(len(_RULES)) if match.group(f"r{i}") is not None)
+        resolver = _RULES[index][1]
+        period = resolver(_RuleMatch(match, index), day, cal)
+        yield PeriodMatch(period, match.start(), match.end())
+
+
+def normalize_period(
+    raw: str | None,
+    reference_date: date | None = None,
+    calendar: FiscalCalendar | None = None,
+) -> Period | None:
+    """The period ``raw`` denotes when the whole string is one period expression, else None."""
+    if raw is None:
+        return None
+    text = raw.strip()
+    if not text:
+        return None
+    matches = find_periods(text, reference_date, calendar)
+    if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(text):
+        return matches[0].period
+    return None

@@ -1,0 +1,107 @@
+"""The seam every fact store implements (SQLite embedded, PostgreSQL for scale-out)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Protocol, Self, runtime_checkable
+
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.facts import DEFAULT_CHANNEL, Fact, ReviewStatus
+
+
+@runtime_checkable
+class FactStoreProtocol(Protocol):
+    """Facts keyed by (metric, entity, period_type, period, channel) plus their source document.
+
+    Storage errors surface as :class:`ragspine.errors.StoreError`; a malformed request (such as
+    a fact filed under the wrong document) as ``ValueError``. Queries (``get_fact``,
+    ``available_periods``) only ever see approved facts the caller's clearance allows.
+    """
+
+    def init_schema(self) -> None:
+        """Create what the store needs; safe to call on every start."""
+        ...
+
+    def upsert_facts(self, facts: Iterable[Fact]) -> int:
+        """Insert or replace by (natural key, source_doc_id) in one transaction; rows written."""
+        ...
+
+    def replace_document_facts(self, doc_id: str, facts: Sequence[Fact]) -> int:
+        """Swap all of ``doc_id``'s facts for ``facts`` atomically; rows written.
+
+        Every fact must belong to ``doc_id`` (``ValueError`` otherwise, before anything is
+        written); if any row fails, the document keeps its previous facts.
+        """
+        ...
+
+    def delete_document(self, doc_id: str) -> int:
+        """Remove every fact of ``doc_id``; rows deleted."""
+        ...
+
+    def get_fact(
+        self,
+        metric_code: str,
+        entity: str,
+        period_type: str,
+        period: str,
+        channel: str = DEFAULT_CHANNEL,
+        *,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> Fact | None:
+        """The approved fact for the key that ``clearance`` may see, or ``None``.
+
+        When several documents hold one, the most recently ingested wins (ties: the smallest
+        ``source_doc_id``), so the answer never depends on row order.
+        """
+        ...
+
+    def list_facts(
+        self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None
+    ) -> list[Fact]:
+        """Every fact matching the filters, whatever its sensitivity, in a fixed order.
+
+        For ingestion and review tooling; answers go through ``get_fact``.
+        """
+        ...
+
+    def set_review_status(
+        self,
+        metric_code: str,
+        entity: str,
+        period_type: str,
+        period: str,
+        channel: str,
+        source_doc_id: str,
+        status: ReviewStatus,
+    ) -> bool:
+        """Set one fact's review status; ``False`` when no such fact exists."""
+        ...
+
+    def available_periods(
+        self,
+        metric_code: str,
+        entity: str,
+        channel: str = DEFAULT_CHANNEL,
+        *,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> list[tuple[str, str]]:
+        """Sorted distinct (period_type, period) pairs with a visible approved fact."""
+        ...
+
+    def count_facts(self) -> int:
+        """All stored facts, whatever their status or sensitivity."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection; calling it twice is harmless."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...

@@ -1,0 +1,324 @@
+"""The embedded fact store: one SQLite file in WAL mode, shared safely between threads."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from ragspine.errors import StoreError
+from ragspine.profile.periods import PERIOD_TYPES
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.facts import (
+    DEFAULT_CHANNEL,
+    FACT_FIELDS,
+    Fact,
+    ReviewStatus,
+    utc_timestamp,
+)
+
+SCHEMA_VERSION = 1
+# The workspace database also holds chunks, the manifest and jobs, so PRAGMA user_version (one
+# number per file) cannot say which part is at which version: each component keeps its own row.
+_COMPONENT = "fact_metric"
+
+
+def _sql_list(values: Iterable[str]) -> str:
+    # Only ever called with our own enum values, never with caller input.
+    return ", ".join(f"'{value}'" for value in values)
+
+
+_APPROVED = f"'{ReviewStatus.APPROVED.value}'"
+
+_VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
+    component TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+)"""
+
+_SCHEMA = (
+    f"""CREATE TABLE IF NOT EXISTS fact_metric (
+        metric_code TEXT NOT NULL,
+        entity TEXT NOT NULL,
+        geography TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        period_type TEXT NOT NULL CHECK (period_type IN ({_sql_list(PERIOD_TYPES)})),
+        period TEXT NOT NULL,
+        value REAL NOT NULL,
+        unit TEXT NOT NULL,
+        source_doc_id TEXT NOT NULL CHECK (source_doc_id <> ''),
+        source_locator TEXT NOT NULL CHECK (source_locator <> ''),
+        sensitivity TEXT NOT NULL
+            CHECK (sensitivity IN ({_sql_list(level.value for level in Sensitivity)})),
+        review_status TEXT NOT NULL
+            CHECK (review_status IN ({_sql_list(status.value for status in ReviewStatus)})),
+        source_file_hash TEXT,
+        extractor_version TEXT,
+        mapping_version TEXT,
+        ingested_at TEXT NOT NULL,
+        PRIMARY KEY (metric_code, entity, period_type, period, channel, source_doc_id)
+    )""",
+    # get_fact and available_periods: only approved rows can answer, so a partial index keeps
+    # the lookup off pending/rejected rows, and its tail is get_fact's ORDER BY (most recent
+    # first, then document id) so picking the winner needs no sort.
+    f"""CREATE INDEX IF NOT EXISTS fact_metric_lookup ON fact_metric
+        (metric_code, entity, channel, period_type, period, ingested_at DESC, source_doc_id)
+        WHERE review_status = {_APPROVED}""",
+    # Re-ingesting or deleting a document touches all of its rows at once.
+    "CREATE INDEX IF NOT EXISTS fact_metric_document ON fact_metric (source_doc_id)",
+)
+
+_COLUMNS = ", ".join(FACT_FIELDS)
+_KEY_WHERE = "metric_code = ? AND entity = ? AND period_type = ? AND period = ? AND channel = ?"
+# Clearance compares ranks, so one statement serves every clearance level.
+_RANK = "CASE sensitivity {} END".format(
+    " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
+)
+_VISIBLE = f"review_status = {_APPROVED} AND {_RANK} <= ?"
+
+_UPSERT_SQL = (
+    f"INSERT OR REPLACE INTO fact_metric ({_COLUMNS}) "
+    f"VALUES ({', '.join('?' for _ in FACT_FIELDS)})"
+)
+_GET_FACT_SQL = (
+    f"SELECT {_COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
+    "ORDER BY ingested_at DESC, source_doc_id ASC LIMIT 1"
+)
+_PERIODS_SQL = (
+    "SELECT DISTINCT period_type, period FROM fact_metric "
+    f"WHERE metric_code = ? AND entity = ? AND channel = ? AND {_VISIBLE} "
+    "ORDER BY period_type, period"
+)
+_LIST_ORDER = " ORDER BY source_doc_id, metric_code, entity, channel, period, period_type"
+_SET_STATUS_SQL = (
+    f"UPDATE fact_metric SET review_status = ? WHERE {_KEY_WHERE} AND source_doc_id = ?"
+)
+_DELETE_DOC_SQL = "DELETE FROM fact_metric WHERE source_doc_id = ?"
+
+
+class SQLiteFactStore:
+    """A :class:`~ragspine.storage.protocol.FactStoreProtocol` over one SQLite file.
+
+    One connection guarded by a re-entrant lock, so a web service can share the store across
+    worker threads. Call :meth:`init_schema` once before the first read or write.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = Path(path)
+        self._lock = threading.RLock()
+        self._conn = self._open()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def _open(self) -> sqlite3.Connection:
+        in_memory = str(self._path) == ":memory:"
+        try:
+            if not in_memory:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE) below.
+            conn = sqlite3.connect(
+                self._path, check_same_thread=False, isolation_level=None, timeout=5.0
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            # With WAL, NORMAL never corrupts the file; an OS crash may lose the latest commits,
+            # which re-ingesting the documents restores.
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
+        return conn
+
+    def _failure(self, action: str, exc: sqlite3.Error) -> StoreError:
+        hint = "; call init_schema() first" if "no such table" in str(exc) else ""
+        return StoreError(f"fact store {self._path}: cannot {action}: {exc}{hint}")
+
+    @contextmanager
+    def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
+        """Run the block as one write transaction; any failure rolls all of it back."""
+        with self._lock:
+            conn = self._conn
+            try:
+                # IMMEDIATE takes the write lock up front, so two processes writing one
+                # workspace wait for each other instead of failing halfway through.
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._failure(action, exc) from exc
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise self._failure(action, exc) from exc
+                raise
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise self._failure("read facts", exc) from exc
+
+    def init_schema(self) -> None:
+        with self._transaction("create the schema") as conn:
+            conn.execute(_VERSION_TABLE)
+            row = conn.execute(
+                "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
+            ).fetchone()
+            if row is not None and row[0] > SCHEMA_VERSION:
+                raise StoreError(
+                    f"fact store {self._path} has schema version {row[0]}, newer than this "
+                    f"ragspine understands ({SCHEMA_VERSION}); upgrade ragspine"
+                )
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
+                (_COMPONENT, SCHEMA_VERSION),
+            )
+
+    def upsert_facts(self, facts: Iterable[Fact]) -> int:
+        rows = _rows(facts)
+        with self._transaction("write facts") as conn:
+            conn.executemany(_UPSERT_SQL, rows)
+        return len(rows)
+
+    def replace_document_facts(self, doc_id: str, facts: Sequence[Fact]) -> int:
+        for fact in facts:
+            if fact.source_doc_id != doc_id:
+                raise ValueError(
+                    f"cannot file a fact of document {fact.source_doc_id!r} "
+                    f"under document {doc_id!r}"
+                )
+        rows = _rows(facts)
+        with self._transaction(f"replace the facts of document {doc_id!r}") as conn:
+            conn.execute(_DELETE_DOC_SQL, (doc_id,))
+            conn.executemany(_UPSERT_SQL, rows)
+        return len(rows)
+
+    def delete_document(self, doc_id: str) -> int:
+        with self._transaction(f"delete document {doc_id!r}") as conn:
+            return conn.execute(_DELETE_DOC_SQL, (doc_id,)).rowcount
+
+    def get_fact(
+        self,
+        metric_code: str,
+        entity: str,
+        period_type: str,
+        period: str,
+        channel: str = DEFAULT_CHANNEL,
+        *,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> Fact | None:
+        rank = Sensitivity.parse(clearance).rank
+        params = (metric_code, entity, period_type, period, channel, rank)
+        with self._lock:
+            try:
+                row = self._conn.execute(_GET_FACT_SQL, params).fetchone()
+            except sqlite3.Error as exc:
+                raise self._failure("read facts", exc) from exc
+        return None if row is None else Fact(*row)
+
+    def list_facts(
+        self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None
+    ) -> list[Fact]:
+        clauses: list[str] = []
+        params: list[str] = []
+        if doc_id is not None:
+            clauses.append("source_doc_id = ?")
+            params.append(doc_id)
+        if review_status is not None:
+            clauses.append("review_status = ?")
+            params.append(ReviewStatus.parse(review_status).value)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._query(f"SELECT {_COLUMNS} FROM fact_metric{where}{_LIST_ORDER}", params)
+        return [Fact(*row) for row in rows]
+
+    def set_review_status(
+        self,
+        metric_code: str,
+        entity: str,
+        period_type: str,
+        period: str,
+        channel: str,
+        source_doc_id: str,
+        status: ReviewStatus,
+    ) -> bool:
+        params = (
+            ReviewStatus.parse(status).value,
+            metric_code,
+            entity,
+            period_type,
+            period,
+            channel,
+            source_doc_id,
+        )
+        with self._transaction("set a review status") as conn:
+            return conn.execute(_SET_STATUS_SQL, params).rowcount > 0
+
+    def available_periods(
+        self,
+        metric_code: str,
+        entity: str,
+        channel: str = DEFAULT_CHANNEL,
+        *,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> list[tuple[str, str]]:
+        rank = Sensitivity.parse(clearance).rank
+        rows = self._query(_PERIODS_SQL, (metric_code, entity, channel, rank))
+        return [(period_type, period) for period_type, period in rows]
+
+    def count_facts(self) -> int:
+        (count,) = self._query("SELECT COUNT(*) FROM fact_metric")[0]
+        return int(count)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _rows(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
+    """Facts as insert rows; one timestamp for the whole batch when a fact brings none."""
+    now = utc_timestamp()
+    return [
+        (
+            fact.metric_code,
+            fact.entity,
+            fact.geography,
+            fact.channel,
+            fact.period_type,
+            fact.period,
+            fact.value,
+            fact.unit,
+            fact.source_doc_id,
+            fact.source_locator,
+            fact.sensitivity,
+            fact.review_status,
+            fact.source_file_hash,
+            fact.extractor_version,
+            fact.mapping_version,
+            fact.ingested_at or now,
+        )
+        for fact in facts
+    ]
