@@ -1,0 +1,71 @@
+"""A workspace: one folder holding a deployment's fact store, traces and optional profile.
+
+Layout (embedded default):
+    DIR/ragspine.db       SQLite: facts (later also chunks, manifest, review queue, jobs)
+    DIR/traces.jsonl      one privacy-aware trace event per request
+    DIR/profile.toml      optional domain profile; the shipped ACME example otherwise
+
+Opening a workspace that does not exist is an error: a silently created empty store would
+answer every question with "not found".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragspine.errors import WorkspaceNotFoundError
+from ragspine.observability.trace import JsonlTraceSink
+from ragspine.profile.loader import load_profile
+from ragspine.profile.model import DomainProfile
+from ragspine.storage.fact_store import FactStore
+
+DB_NAME = "ragspine.db"
+TRACE_NAME = "traces.jsonl"
+PROFILE_NAME = "profile.toml"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    root: Path
+
+    @property
+    def db_path(self) -> Path:
+        return self.root / DB_NAME
+
+    @property
+    def trace_path(self) -> Path:
+        return self.root / TRACE_NAME
+
+    @property
+    def profile_path(self) -> Path:
+        return self.root / PROFILE_NAME
+
+    @classmethod
+    def open(cls, root: str | Path) -> Workspace:
+        path = Path(root)
+        if not path.is_dir():
+            raise WorkspaceNotFoundError(f"workspace {path} does not exist")
+        if not (path / DB_NAME).is_file():
+            raise WorkspaceNotFoundError(
+                f"workspace {path} has no {DB_NAME}; create it with `ragspine ingest` first"
+            )
+        return cls(path)
+
+    @classmethod
+    def create(cls, root: str | Path) -> Workspace:
+        """Create the folder and an empty, initialised store (idempotent)."""
+        workspace = cls(Path(root))
+        workspace.root.mkdir(parents=True, exist_ok=True)
+        with FactStore(workspace.db_path) as store:
+            store.init_schema()
+        return workspace
+
+    def profile(self) -> DomainProfile:
+        return load_profile(self.profile_path if self.profile_path.is_file() else None)
+
+    def fact_store(self) -> FactStore:
+        return FactStore(self.db_path)
+
+    def trace_sink(self) -> JsonlTraceSink:
+        return JsonlTraceSink(self.trace_path)
