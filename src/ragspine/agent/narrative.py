@@ -25,7 +25,8 @@ NARRATIVE_SYSTEM_PROMPT = (
 TOP_K = 5
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_SENTENCE = re.compile(r"[^。！？.!?\n]+(?:[。！？!?]|\.(?!\d)|\n|$)")
+# Sentence ends: CJK or ASCII terminators, or a "." followed by whitespace (not "55.4").
+_SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
 _CITATION = re.compile(r"\[(\d+)\]")
 
 
@@ -105,7 +106,7 @@ def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
     allowed = {_canonical(n) for s in snippets for n in _NUMBER.findall(s.text)}
     kept: list[str] = []
     dropped = 0
-    for sentence in _SENTENCE.findall(text):
+    for sentence in _SENTENCE_END.split(text):
         numbers = [_canonical(n) for n in _NUMBER.findall(_CITATION.sub("", sentence))]
         if all(n in allowed for n in numbers):
             kept.append(sentence)

@@ -1,0 +1,182 @@
+"""Narrative and composite paths: grounding, citations, RESTRICTED isolation, degrade."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from ragspine.agent.agent import answer_question
+from ragspine.agent.llm_provider import MockProvider
+from ragspine.agent.narrative import build_prompt, force_citations, ground_numbers
+from ragspine.observability.trace import MemoryTraceSink
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.protocol import RetrievalFilters, Snippet
+from tests.agent.helpers import CountingStore, ScriptedProvider, network_error, text
+
+REF = date(2026, 11, 26)
+SECRET = "董事会决议：拟出售澳门业务，代号 NIGHTJAR。"
+
+SNIPPETS = [
+    Snippet(
+        "c1",
+        "ACME_FY2025_Review.pptx",
+        "slide=5,notes",
+        "Hong Kong revenue grew on strong agency sales. Margins widened to 55.4%.",
+    ),
+    Snippet(
+        "c2",
+        "HK_Regulatory_Memo.docx",
+        "page=2,para=1-2",
+        "The new risk-based capital regime took effect in 2025.",
+    ),
+    Snippet("c3", "board_memo.docx", "page=1,para=1", SECRET, sensitivity="RESTRICTED"),
+]
+
+
+class ListRetriever:
+    """Returns a fixed list — deliberately ignoring clearance, like a buggy retriever would."""
+
+    def __init__(self, snippets: list[Snippet]) -> None:
+        self.snippets = snippets
+        self.calls: list[tuple[str, RetrievalFilters | None, Sensitivity]] = []
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        filters: RetrievalFilters | None = None,
+        clearance: Sensitivity = Sensitivity.CONFIDENTIAL,
+    ) -> list[Snippet]:
+        self.calls.append((query, filters, clearance))
+        return self.snippets[:top_k]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> CountingStore:
+    return CountingStore(tmp_path / "facts.db")
+
+
+def test_numbers_missing_from_snippets_are_stripped_with_their_sentence() -> None:
+    answer = "Revenue grew on agency sales [1]. Margins reached 55.4% [1]. Profit rose 37% [1]."
+    grounded, dropped = ground_numbers(answer, SNIPPETS[:2])
+    assert "55.4%" in grounded and "37" not in grounded
+    assert dropped == 1
+
+
+def test_citation_numbers_do_not_count_as_figures() -> None:
+    grounded, dropped = ground_numbers("Agency sales drove growth [2].", SNIPPETS[:2])
+    assert dropped == 0 and grounded == "Agency sales drove growth [2]."
+
+
+def test_citation_backstop_appends_unnamed_sources() -> None:
+    cited, appended = force_citations("Growth came from agency [1].", SNIPPETS[:2])
+    assert appended == 1
+    assert cited.endswith("[2] HK_Regulatory_Memo.docx · page=2,para=1-2")
+
+
+def test_prompt_builder_refuses_uncleared_snippets() -> None:
+    with pytest.raises(PermissionError):
+        build_prompt("q", SNIPPETS, Sensitivity.CONFIDENTIAL)
+    assert SECRET in build_prompt("q", SNIPPETS, Sensitivity.RESTRICTED)
+
+
+def test_restricted_text_never_reaches_provider_trace_or_response(store: CountingStore) -> None:
+    spy = ScriptedProvider([text("Agency sales drove growth [1].")])
+    sink = MemoryTraceSink()
+    result = answer_question(
+        "为什么香港业务增长？",
+        store,
+        spy,
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS),
+        trace_sink=sink,
+    )
+    everything = json.dumps(
+        [spy.prompts, sink.events, result.answer, result.sources], ensure_ascii=False
+    )
+    assert "NIGHTJAR" not in everything and "board_memo.docx" not in everything
+    assert "c3" not in result.trace["chunk_ids"]
+
+
+def test_cleared_caller_sees_restricted_snippets(store: CountingStore) -> None:
+    spy = ScriptedProvider([text("The board plans a sale [3].")])
+    result = answer_question(
+        "为什么香港业务增长？",
+        store,
+        spy,
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS),
+        clearance=Sensitivity.RESTRICTED,
+    )
+    assert "NIGHTJAR" in json.dumps(spy.prompts, ensure_ascii=False)
+    assert {"doc": "board_memo.docx", "locator": "page=1,para=1"} in result.sources
+
+
+def test_mock_provider_gives_an_extractive_cited_answer(store: CountingStore) -> None:
+    result = answer_question(
+        "What is the regulatory impact on ACME HK?",
+        store,
+        MockProvider(),
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS[:2]),
+    )
+    assert result.route == "narrative"
+    assert "Hong Kong revenue grew on strong agency sales. [1]" in result.answer
+    assert "[2]" in result.answer
+    assert {s["doc"] for s in result.sources} == {
+        "ACME_FY2025_Review.pptx",
+        "HK_Regulatory_Memo.docx",
+    }
+
+
+def test_narrative_degrades_honestly(store: CountingStore) -> None:
+    nothing = answer_question(
+        "为什么香港业务增长？",
+        store,
+        MockProvider(),
+        reference_date=REF,
+        narrative_retriever=ListRetriever([]),
+    )
+    assert nothing.answer_kind == "no_context" and nothing.sources == []
+    unwired = answer_question("为什么香港业务增长？", store, MockProvider(), reference_date=REF)
+    assert unwired.answer_kind == "no_context"
+    down = answer_question(
+        "为什么香港业务增长？",
+        store,
+        ScriptedProvider([network_error()]),
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS[:2]),
+    )
+    assert down.answer_kind == "degraded" and down.trace["provider_error"] is True
+
+
+def test_composite_appends_attribution_and_merges_sources(store: CountingStore) -> None:
+    retriever = ListRetriever(SNIPPETS[:2])
+    result = answer_question(
+        "为什么香港FY2025收入增长",
+        store,
+        MockProvider(),
+        reference_date=REF,
+        narrative_retriever=retriever,
+    )
+    assert result.route == "composite"
+    head, tail = result.answer.split("\n\n归因分析：\n")
+    assert head.splitlines()[0].startswith("ACME_HK FY2025 REVENUE：2480 USD_M")
+    assert "[1]" in tail
+    docs = [s["doc"] for s in result.sources]
+    assert "ACME_FY2025_Review.pptx" in docs and "HK_Regulatory_Memo.docx" in docs
+    _, filters, _ = retriever.calls[0]
+    assert filters is not None and filters.entities == ("ACME_HK",)
+    assert filters.periods == ("FY2025",)
+    english = answer_question(
+        "Why did HK revenue grow in FY2025?",
+        store,
+        MockProvider(),
+        reference_date=REF,
+        narrative_retriever=retriever,
+    )
+    assert "\n\nAttribution analysis:\n" in english.answer
