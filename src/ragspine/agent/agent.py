@@ -32,7 +32,7 @@ from ragspine.agent.intent import (
 )
 from ragspine.agent.llm_provider import SLOT_HINT_PREFIX, LLMProvider
 from ragspine.agent.messages import Messages, for_language
-from ragspine.agent.narrative import run_narrative
+from ragspine.agent.narrative import NarrativeOutcome, run_narrative
 from ragspine.agent.query_tools import (
     QUERY_METRIC_TOOL_NAME,
     STATUS_FOUND,
@@ -209,15 +209,7 @@ def _route(
     retriever: NarrativeRetriever | None,
 ) -> AgentResult:
     if intent.route == ROUTE_NARRATIVE:
-        outcome = run_narrative(
-            run.question,
-            retriever,
-            run.provider,
-            filters=_filters(intent),
-            clearance=run.clearance,
-            language=run.language,
-            trace=run.trace,
-        )
+        outcome = _narrative(run, intent, retriever)
         return AgentResult(
             outcome.text,
             intent.route,
@@ -227,23 +219,25 @@ def _route(
         )
     result = _run_structured(run, intent, clarification)
     if intent.route == ROUTE_COMPOSITE and result.answer_kind != KIND_DEGRADED:
-        outcome = run_narrative(
-            run.question,
-            retriever,
-            run.provider,
-            filters=_filters(intent),
-            clearance=run.clearance,
-            language=run.language,
-            trace=run.trace,
-        )
+        outcome = _narrative(run, intent, retriever)
         result.answer = f"{result.answer}\n\n{run.msgs.NARRATIVE_HEADING}\n{outcome.text}"
         result.sources = _dedupe(result.sources + outcome.sources)
     return result
 
 
-def _filters(intent: ParsedIntent) -> RetrievalFilters:
-    return RetrievalFilters(
-        entities=intent.entities, periods=tuple(p.label for p in intent.periods)
+def _narrative(
+    run: _Run, intent: ParsedIntent, retriever: NarrativeRetriever | None
+) -> NarrativeOutcome:
+    """Entity and period from the question narrow retrieval before scoring."""
+    periods = tuple(p.label for p in intent.periods)
+    return run_narrative(
+        run.question,
+        retriever,
+        run.provider,
+        filters=RetrievalFilters(entities=intent.entities, periods=periods),
+        clearance=run.clearance,
+        language=run.language,
+        trace=run.trace,
     )
 
 

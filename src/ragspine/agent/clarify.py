@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ragspine.agent.messages import for_language
 from ragspine.agent.security_gate import SECURITY_REFUSE_OUT_OF_SCOPE, SecurityGate
 from ragspine.profile.loader import load_profile
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.model import DomainProfile, EntityDef, MetricDef
 from ragspine.profile.periods import FiscalCalendar, Period
 
 if TYPE_CHECKING:
@@ -130,16 +130,17 @@ def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> Cla
 
 
 def _entity_label(profile: DomainProfile, code: str, language: str) -> str:
-    entity = profile.entity(code)
-    if entity is None:
-        return code
-    name = entity.name_zh if language == "zh" else entity.name_en
-    return f"{name}（{code}）" if language == "zh" else f"{name} ({code})"
+    return _label(profile.entity(code), code, language)
 
 
 def _metric_label(profile: DomainProfile, code: str, language: str) -> str:
-    metric = profile.metric(code)
-    if metric is None:
+    return _label(profile.metric(code), code, language)
+
+
+def _label(item: EntityDef | MetricDef | None, code: str, language: str) -> str:
+    """ "香港（ACME_HK）" for Chinese questions, "Hong Kong (ACME_HK)" for English ones."""
+    if item is None:
         return code
-    name = metric.name_zh if language == "zh" else metric.name_en
-    return f"{name}（{code}）" if language == "zh" else f"{name} ({code})"
+    if language == "zh":
+        return f"{item.name_zh}（{code}）"
+    return f"{item.name_en} ({code})"
