@@ -138,7 +138,7 @@ def _metric_label(profile: DomainProfile, code: str, language: str) -> str:
 
 
 def _label(item: EntityDef | MetricDef | None, code: str, language: str) -> str:
-    """ "香港（ACME_HK）" for Chinese questions, "Hong Kong (ACME_HK)" for English ones."""
+    """``名称（CODE）`` for Chinese questions, ``Name (CODE)`` for English ones."""
     if item is None:
         return code
     if language == "zh":

@@ -171,10 +171,10 @@ _SLOT = "\x00"
 def _unknown_entities(residual: str, places: AliasMatcher) -> tuple[str, ...]:
     """Company- or region-like words the profile does not know, found next to a slot.
 
-    "新加坡FY2024收入", "友邦的收入", "AIA revenue", "revenue of Singapore": the leftover word
-    sits right before or after a metric, entity or period. Filler words are blanked first so
-    they neither count as candidates nor separate a candidate from its slot; slots themselves
-    are filled with a marker character so adjacency can see them.
+    "新加坡" + period + metric, "友邦的" + metric, "AIA" + metric, metric + " of Singapore":
+    the leftover word sits right before or after a metric, entity or period. Filler words are
+    blanked first so they neither count as candidates nor separate a candidate from its slot;
+    slots themselves are filled with a marker character so adjacency can see them.
     """
     found = [h.text for h in places.finditer(residual)]
     residual = mask(residual, ((h.start, h.end) for h in places.finditer(residual)))

@@ -2,8 +2,8 @@
 
 The competitor list and the home company's name come from the domain profile. Matching runs
 on a whitespace-tolerant pattern (so "竞 安" is still caught) and every hit is masked with
-equal-length spaces, so no substring of a competitor's name (such as 中国 inside 中国竞联人寿)
-can leak into a home-entity match afterwards.
+equal-length spaces, so no part of a competitor's name (say, a country name that is also a
+home entity's alias) can leak into a home-entity match afterwards.
 """
 
 from __future__ import annotations

@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from ragspine.errors import ProfileError
 from ragspine.profile.loader import load_profile
-from ragspine.profile.matching import AliasEntry, AliasMatcher, alias_key
+from ragspine.profile.matching import AliasEntry, AliasMatcher
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
 
@@ -49,8 +48,8 @@ class Glossary:
 
 
 def build_glossary(profile: DomainProfile) -> Glossary:
-    entries = list(_term_entries(profile))
-    _reject_clashes(entries)
+    # Aliases are unique across codes: DomainProfile rejects a clash when it is loaded.
+    entries = _term_entries(profile)
     competitors = [
         AliasEntry(alias, "competitor", comp.name)
         for comp in profile.competitors
@@ -76,18 +75,6 @@ def _term_entries(profile: DomainProfile) -> list[AliasEntry]:
                 if alias:
                     entries.append(AliasEntry(alias, kind, item.code))
     return entries
-
-
-def _reject_clashes(entries: list[AliasEntry]) -> None:
-    seen: dict[str, AliasEntry] = {}
-    for entry in entries:
-        key = alias_key(entry.alias)
-        other = seen.setdefault(key, entry)
-        if (other.kind, other.code) != (entry.kind, entry.code):
-            raise ProfileError(
-                f"alias {entry.alias!r} maps to both {other.kind} {other.code} "
-                f"and {entry.kind} {entry.code}"
-            )
 
 
 _CACHE: dict[int, Glossary] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import lru_cache
 from importlib import resources
@@ -10,18 +11,18 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ragspine.errors import ProfileError
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.model import DomainProfile, ProfileIssue
 
 EXAMPLE_PROFILE_NAME = "acme.toml"
 
 
 def example_profile_path() -> Path:
-    """Path of the ACME example profile shipped inside the package."""
+    """Path of the example profile shipped inside the package."""
     return Path(str(resources.files("ragspine.profile").joinpath("data", EXAMPLE_PROFILE_NAME)))
 
 
 def load_profile(path: str | Path | None = None) -> DomainProfile:
-    """Load and validate a profile; ``None`` loads the shipped ACME example (cached)."""
+    """Load and validate a profile; ``None`` loads the shipped example (cached)."""
     if path is None:
         return _example_profile()
     return _load(Path(path))
@@ -34,11 +35,13 @@ def _example_profile() -> DomainProfile:
 
 def _load(path: Path) -> DomainProfile:
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ProfileError(f"{path}: profile file not found") from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ProfileError(f"{path}: not valid TOML: {exc}") from None
+        raise ProfileError(f"{path}: not valid TOML: {exc}{_offending_line(text, exc)}") from None
     try:
         return DomainProfile.model_validate(raw)
     except ValidationError as exc:
@@ -49,5 +52,22 @@ def _describe(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
         key = ".".join(str(p) for p in error["loc"]) or "(top level)"
-        parts.append(f"key '{key}': {error['msg']}")
+        reason = error["msg"]
+        issue = error.get("ctx", {}).get("error")
+        if isinstance(issue, ProfileIssue):
+            # A cross-field check runs on the whole profile; it knows which key is wrong.
+            key, reason = issue.key, issue.reason
+        parts.append(f"key '{key}': {reason}")
     return "; ".join(parts)
+
+
+_TOML_POSITION = re.compile(r"at line (\d+)")
+
+
+def _offending_line(text: str, exc: tomllib.TOMLDecodeError) -> str:
+    """The source line the decoder stopped at, which names the key a syntax error is in."""
+    found = _TOML_POSITION.search(str(exc))
+    lines = text.splitlines()
+    if found is None or not 1 <= int(found[1]) <= len(lines):
+        return ""
+    return f" in {lines[int(found[1]) - 1].strip()!r}"

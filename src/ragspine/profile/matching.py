@@ -1,9 +1,10 @@
 """Alias matching: one compiled pattern per vocabulary, longest alias first.
 
-ASCII aliases match only on ASCII word edges ("heroes" is not ROE, "picnic" is not CN) while
-CJK aliases match as substrings — Python's ``\\b`` treats CJK characters as word characters, so
-edges are spelled out with look-arounds. With ``flexible_spaces`` any run of whitespace may sit
-between two characters of an alias, so "竞 安" cannot slip past a competitor alias "竞安".
+ASCII aliases match only on ASCII word edges (an alias "NIC" never matches inside "picnic")
+while CJK aliases match as substrings — Python's ``\\b`` treats CJK characters as word
+characters, so edges are spelled out with look-arounds. With ``flexible_spaces`` any run of
+whitespace may sit between two characters of an alias, so "甲 乙" cannot slip past an alias
+"甲乙".
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ragspine.profile.matching import alias_key
 from ragspine.profile.sensitivity import Sensitivity
 
 
@@ -13,6 +14,15 @@ class MetricKind(StrEnum):
     AMOUNT = "amount"
     RATIO = "ratio"
     COUNT = "count"
+
+
+class ProfileIssue(ValueError):
+    """A cross-field problem, raised with the dotted key it concerns so the loader can name it."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"{key}: {reason}")
+        self.key = key
+        self.reason = reason
 
 
 class _Frozen(BaseModel):
@@ -104,7 +114,11 @@ class SensitivitySection(_Frozen):
 
 
 class DomainProfile(_Frozen):
-    """A validated profile. Codes are unique per section and the home entity must exist."""
+    """A validated profile.
+
+    Codes are unique per section, the home entity and default channel exist, and no alias
+    (code and names included) belongs to two codes or to a code and a competitor.
+    """
 
     company: CompanySection
     fiscal: FiscalSection = FiscalSection()
@@ -118,16 +132,20 @@ class DomainProfile(_Frozen):
     @model_validator(mode="after")
     def _cross_checks(self) -> DomainProfile:
         for section in ("entities", "metrics", "channels"):
-            codes = [item.code for item in getattr(self, section)]
-            dupes = sorted({c for c in codes if codes.count(c) > 1})
-            if dupes:
-                raise ValueError(f"{section}: duplicate code(s) {', '.join(dupes)}")
+            _check_unique_codes(section, getattr(self, section))
         if self.company.home_entity not in {e.code for e in self.entities}:
-            raise ValueError(
-                f"company.home_entity {self.company.home_entity!r} is not one of the entities"
+            raise ProfileIssue(
+                "company.home_entity",
+                f"{self.company.home_entity!r} is not one of the entity codes "
+                f"({', '.join(e.code for e in self.entities)})",
             )
         if self.defaults.channel not in {c.code for c in self.channels}:
-            raise ValueError(f"defaults.channel {self.defaults.channel!r} is not a channel code")
+            raise ProfileIssue(
+                "defaults.channel",
+                f"{self.defaults.channel!r} is not one of the channel codes "
+                f"({', '.join(c.code for c in self.channels)})",
+            )
+        _check_alias_clashes(self)
         return self
 
     def entity(self, code: str) -> EntityDef | None:
@@ -148,3 +166,47 @@ class DomainProfile(_Frozen):
     @property
     def home_company_name(self) -> str:
         return self.company.name
+
+
+def _check_unique_codes(
+    section: str, items: tuple[EntityDef | MetricDef | ChannelDef, ...]
+) -> None:
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        earlier = first.setdefault(item.code, index)
+        if earlier != index:
+            raise ProfileIssue(
+                f"{section}.{index}.code",
+                f"duplicate code {item.code!r} (already used by {section}.{earlier})",
+            )
+
+
+def _check_alias_clashes(profile: DomainProfile) -> None:
+    """One alias must mean one thing: two codes sharing it would make every match a guess.
+
+    Aliases compare case-folded and without whitespace, the way the matchers compare them.
+    """
+    owners: dict[str, tuple[tuple[str, str], str]] = {}  # alias key -> (owner, first key)
+    for section, code, key, alias in _aliases(profile):
+        owner, where = owners.setdefault(alias_key(alias), ((section, code), key))
+        if owner != (section, code):
+            raise ProfileIssue(key, f"alias {alias!r} is already used by {where} ({owner[1]})")
+
+
+def _aliases(profile: DomainProfile) -> list[tuple[str, str, str, str]]:
+    """(section, code, dotted key, alias) for every name a question may use."""
+    found: list[tuple[str, str, str, str]] = []
+    for section in ("entities", "metrics", "channels"):
+        for index, item in enumerate(getattr(profile, section)):
+            for name in ("code", "name_zh", "name_en"):
+                if getattr(item, name):
+                    found.append(
+                        (section, item.code, f"{section}.{index}.{name}", getattr(item, name))
+                    )
+            for n, alias in enumerate(item.aliases):
+                found.append((section, item.code, f"{section}.{index}.aliases.{n}", alias))
+    for index, comp in enumerate(profile.competitors):
+        found.append(("competitors", comp.name, f"competitors.{index}.name", comp.name))
+        for n, alias in enumerate(comp.aliases):
+            found.append(("competitors", comp.name, f"competitors.{index}.aliases.{n}", alias))
+    return found

@@ -3,8 +3,8 @@
 A period is a granularity (``FY``, ``H1``/``H2``, ``Q1``..``Q4``) plus the fiscal year it belongs
 to. Relative expressions (今年, last quarter, 去年上半年 …) resolve against a reference date and
 the profile's fiscal calendar. A bare number is a period only when it reads as one: a four-digit
-year in 1990–2099 that is not glued to other digits, decimals or units — so "9999" or "1702" in
-"REVENUE是9999吗" is never a period.
+year in 1990–2099 that is not glued to other digits, decimals or units — so "9999" in "…是9999吗"
+or "1702" is never a period.
 """
 
 from __future__ import annotations
@@ -73,8 +73,11 @@ class PeriodMatch:
 _CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _YEAR4 = r"(?:199\d|20\d\d)"
 _YEAR = rf"(?:{_YEAR4}|\d\d)"
-# A number glued to these is an amount, not a year: digits, decimals, separators, units.
-_NOT_AFTER_YEAR = r"(?![\d.,%％万亿千百元]|\s*(?:m\b|bn\b|million|billion|k\b))"
+# A number glued to these is an amount, not a year: digits, a decimal or thousands separator
+# followed by a digit, units. A list comma or a full stop ("2024, 2025", "in 2024.") is fine.
+_NOT_AFTER_YEAR = (
+    r"(?!\d|[.,]\d|\s*[%％万亿千百元]|\s*(?:(?:m|mn|bn|k)(?![A-Za-z])|million|billion|thousand))"
+)
 _NOT_BEFORE = r"(?<![\d.,$¥￥A-Za-z])"
 # ASCII word edges: Python's \b treats CJK as word characters, so "港FY2024" has no \b.
 _B = r"(?<![A-Za-z0-9])"
@@ -89,7 +92,16 @@ _REL_YEAR_EN = {
     "prior year": -1,
     "the year before last": -2,
 }
-_ORDINAL_EN = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_ORDINAL_EN = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "1st": 1,
+    "2nd": 2,
+    "3rd": 3,
+    "4th": 4,
+}
 
 
 def _alt(words: list[str]) -> str:
@@ -100,6 +112,10 @@ def _alt(words: list[str]) -> str:
 
 _RY_ZH = _alt(list(_REL_YEAR_ZH))
 _RY_EN = _alt(list(_REL_YEAR_EN))
+_ORD_Q = _alt(list(_ORDINAL_EN))
+# "fiscal 2025", "fiscal year 2025", "FY 2025" after an English quarter or half.
+_FISCAL = r"(?:fiscal\s+(?:year\s+)?|FY\s*)"
+_ORD_H = _alt([w for w, n in _ORDINAL_EN.items() if n <= 2])
 
 
 class _RuleMatch:
@@ -132,7 +148,7 @@ def _half_zh(raw: str) -> str:
 
 
 def _half_en(raw: str) -> str:
-    return "H1" if raw.lower() == "first" else "H2"
+    return f"H{_ORDINAL_EN[raw.lower()]}"
 
 
 def _q(raw: str) -> str:
@@ -163,15 +179,15 @@ _RULES: list[tuple[str, Resolver]] = [
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
     ),
     (
-        rf"{_B}(?:the\s+)?(?P<h>first|second)\s+half\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half\s+(?:of\s+)?(?P<ry>{_RY_EN})",
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
     ),
     (
-        rf"{_B}(?:the\s+)?(?P<q>first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?P<ry>{_RY_EN})",
+        rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})\s+quarter\s+(?:of\s+)?(?P<ry>{_RY_EN})",
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q_en(m["q"])),
     ),
     (
-        rf"(?P<ry>{_RY_EN})'s\s+(?P<h>first|second)\s+half",
+        rf"(?P<ry>{_RY_EN})'s\s+(?P<h>{_ORD_H})\s+half",
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
     ),
     (
@@ -183,6 +199,14 @@ _RULES: list[tuple[str, Resolver]] = [
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
     ),
     # --- absolute year + sub-period
+    (
+        rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})\s+quarter\s+(?:of\s+)?(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
+        lambda m, d, c: Period(int(m["y"]), _q_en(m["q"])),
+    ),
+    (
+        rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half\s+(?:of\s+)?(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
+        lambda m, d, c: Period(int(m["y"]), _half_en(m["h"])),
+    ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
         lambda m, d, c: Period(int(m["y"]), _q(m["q"])),
@@ -200,11 +224,11 @@ _RULES: list[tuple[str, Resolver]] = [
         lambda m, d, c: Period(int(m["y"]), f"H{m['h']}"),
     ),
     (
-        rf"{_B}[Qq](?P<q>[1-4])\s*(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
+        rf"{_B}[Qq](?P<q>[1-4])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
-        rf"{_B}[Hh](?P<h>[12])\s*(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
+        rf"{_B}[Hh](?P<h>[12])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
     ),
     (
@@ -233,7 +257,7 @@ _RULES: list[tuple[str, Resolver]] = [
     (rf"{_B}(?P<ry>{_RY_EN}){_E}", lambda m, d, c: Period(_rel_year(m["ry"], d, c), "FY")),
     (r"(?P<h>[上下])半年", lambda m, d, c: Period(c.fiscal_year(d), _half_zh(m["h"]))),
     (
-        rf"{_B}(?:the\s+)?(?P<h>first|second)\s+half{_E}",
+        rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half{_E}",
         lambda m, d, c: Period(c.fiscal_year(d), _half_en(m["h"])),
     ),
     (r"第\s*(?P<q>[一二三四1-4])\s*季度", lambda m, d, c: Period(c.fiscal_year(d), _q(m["q"]))),

@@ -1,0 +1,1 @@
+"""Performance benchmarks for ragspine; see bench/README.md. Not part of the installed package."""

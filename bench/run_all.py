@@ -1,0 +1,283 @@
+"""Run every ``bench/bench_*.py`` benchmark, print one table, save ``bench/results/latest.json``.
+
+    .venv/bin/python bench/run_all.py              # full run (what ``make bench`` does)
+    .venv/bin/python bench/run_all.py --quick      # a few iterations: checks the plumbing only
+    .venv/bin/python bench/run_all.py --only parse --output /tmp/parse.json
+
+A benchmark module is any ``bench_*.py`` file in this folder that defines
+``run(*, quick=False, iterations=None, warmup=None) -> dict``. The dict holds the module's full
+measurements plus ``rows``: ``{"metric", "value", "unit", "target", "status"}`` entries that make
+up the summary table. ``status`` is ``"PASS"``/``"MISS"`` against a speed target, or ``None``
+when the number is informational. A MISS never makes the run fail: speed targets live here, are
+reported, and are never asserted by unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+DEFAULT_OUTPUT = BENCH_DIR / "results" / "latest.json"
+SCHEMA_VERSION = 1
+
+BenchResult = dict[str, Any]
+RunFunction = Callable[..., BenchResult]
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def discover() -> list[str]:
+    """Benchmark names (``bench_answer.py`` → ``answer``), sorted."""
+    return sorted(path.stem.removeprefix("bench_") for path in BENCH_DIR.glob("bench_*.py"))
+
+
+def load(name: str) -> RunFunction:
+    """The ``run`` function of ``bench/bench_<name>.py``."""
+    if str(ROOT) not in sys.path:  # run as a script, only bench/ itself is on the path
+        sys.path.insert(0, str(ROOT))
+    module = importlib.import_module(f"bench.bench_{name}")
+    run = getattr(module, "run", None)
+    if not callable(run):
+        raise TypeError(f"bench/bench_{name}.py defines no run(**opts) -> dict function")
+    return run  # type: ignore[no-any-return]
+
+
+# --------------------------------------------------------------------------- machine info
+
+
+def machine_info() -> dict[str, Any]:
+    """Where the numbers were measured; every field is None when it cannot be determined."""
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    status = _git("status", "--porcelain")
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python_version": platform.python_version(),
+        "python_implementation": platform.python_implementation(),
+        "cpu_count": os.cpu_count(),
+        "cpu_usable": len(affinity) if affinity is not None else None,
+        "cpu_model": _cpu_model(),
+        "sqlite_version": sqlite3.sqlite_version,
+        "ragspine_version": _package_version("ragspine"),
+        "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": None if status is None else bool(status),
+    }
+
+
+def _cpu_model() -> str | None:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or None
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Model", "Hardware", "cpu model"):
+            return value.strip() or None
+    return platform.processor() or None
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip()
+
+
+def _package_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_benchmarks(
+    names: Sequence[str], *, quick: bool = False, console: Console | None = None
+) -> dict[str, Any]:
+    """Run the named benchmarks and return the full report (what ``latest.json`` holds)."""
+    started = time.perf_counter()
+    benchmarks: dict[str, BenchResult] = {}
+    for name in names:
+        if console is not None:
+            console.print(f"[dim]running {name}…[/dim]")
+        t0 = time.perf_counter()
+        result = load(name)(quick=quick)
+        result["duration_s"] = round(time.perf_counter() - t0, 3)
+        benchmarks[name] = result
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "quick": quick,
+        "machine": machine_info(),
+        "duration_s": round(time.perf_counter() - started, 3),
+        "benchmarks": benchmarks,
+        "summary": [
+            {"benchmark": name, **row}
+            for name, result in benchmarks.items()
+            for row in result["rows"]
+        ],
+    }
+
+
+def write_report(report: Mapping[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False)
+    path.write_text(text + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- output
+
+
+def format_value(value: float, unit: str) -> str:
+    if unit == "ms":
+        return f"{value:.3f} ms"
+    if unit == "µs":
+        return f"{value:,.1f} µs"
+    if unit == "q/s":
+        return f"{value:,.0f} q/s"
+    return f"{value:g} {unit}".strip()
+
+
+def summary_table(
+    rows: Sequence[Mapping[str, Any]], *, title: str = "ragspine benchmarks"
+) -> Table:
+    table = Table(title=title)
+    table.add_column("benchmark")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("target", justify="right")
+    table.add_column("status", justify="center")
+    styles = {"PASS": "[bold green]PASS[/]", "MISS": "[bold red]MISS[/]"}
+    for row in rows:
+        status = row.get("status")
+        table.add_row(
+            str(row.get("benchmark", "")),
+            str(row["metric"]),
+            format_value(float(row["value"]), str(row["unit"])),
+            str(row.get("target") or "—"),
+            styles.get(str(status), "—") if status else "—",
+        )
+    return table
+
+
+def machine_line(machine: Mapping[str, Any]) -> str:
+    commit = (machine.get("git_commit") or "no git")[:10]
+    dirty = "+dirty" if machine.get("git_dirty") else ""
+    return (
+        f"{machine.get('cpu_model') or 'unknown CPU'} · {machine.get('cpu_count')} CPU · "
+        f"Python {machine.get('python_version')} · SQLite {machine.get('sqlite_version')} · "
+        f"{machine.get('platform')} · {commit}{dirty} · {machine.get('timestamp')}"
+    )
+
+
+def print_report(report: Mapping[str, Any], console: Console) -> None:
+    console.print(summary_table(report["summary"]))
+    console.print(f"[dim]{machine_line(report['machine'])}[/dim]", soft_wrap=True)
+    if report.get("quick"):
+        console.print(
+            "[yellow]quick run: too few iterations for meaningful numbers; "
+            "PASS/MISS is indicative only[/yellow]",
+            soft_wrap=True,
+        )
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--quick", action="store_true", help="tiny run to check the plumbing")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="run only this benchmark (repeatable); default: every bench_*.py",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=DEFAULT_OUTPUT,
+        help=f"where to write the JSON report (default: {DEFAULT_OUTPUT.relative_to(ROOT)})",
+    )
+    parser.add_argument("--no-save", action="store_true", help="do not write the JSON report")
+    args = parser.parse_args(argv)
+
+    available = discover()
+    names = [n.removeprefix("bench_") for n in args.only] if args.only else available
+    unknown = sorted(set(names) - set(available))
+    if unknown:
+        parser.error(f"unknown benchmark(s) {unknown}; available: {available}")
+
+    console = Console()
+    report = run_benchmarks(names, quick=args.quick, console=console)
+    print_report(report, console)
+    if not args.no_save:
+        write_report(report, args.output)
+        console.print(f"[dim]wrote {args.output}[/dim]")
+    return 0
+
+
+def standalone(
+    run: RunFunction,
+    argv: Sequence[str] | None = None,
+    *,
+    description: str | None = None,
+    profile: Callable[[int], str] | None = None,
+) -> int:
+    """The command line of one benchmark module run as a script (nothing is saved)."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny run to check the plumbing")
+    parser.add_argument("--iterations", type=int, help="measured iterations (module-specific)")
+    parser.add_argument("--warmup", type=int, help="warm-up iterations (module-specific)")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    if profile is not None:
+        parser.add_argument(
+            "--profile",
+            type=int,
+            nargs="?",
+            const=15,
+            metavar="TOP",
+            help="instead of timing, print a cProfile of the hot path (top TOP functions)",
+        )
+    args = parser.parse_args(argv)
+    if profile is not None and args.profile is not None:
+        print(profile(args.profile))
+        return 0
+    result = run(quick=args.quick, iterations=args.iterations, warmup=args.warmup)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return 0
+    console = Console()
+    rows = [{"benchmark": result["benchmark"], **row} for row in result["rows"]]
+    console.print(summary_table(rows, title=f"ragspine benchmark: {result['benchmark']}"))
+    console.print(f"[dim]{machine_line(machine_info())}[/dim]", soft_wrap=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

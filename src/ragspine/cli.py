@@ -1,0 +1,233 @@
+"""The ``ragspine`` command line: quickstart, init, load-fixtures and ask.
+
+Every command runs inside one error wrapper (:func:`guarded`): a ``RagSpineError`` ends with
+``error: <message>`` on stderr and the exit code from ``ragspine.errors`` (0 success, 1 the
+work ran but failed, 2 usage or missing input), so scripts can rely on the codes.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import sys
+from collections.abc import Callable
+from datetime import date, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, ParamSpec
+
+import typer
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.text import Text
+
+from ragspine.agent.agent import KIND_DEGRADED, AgentResult
+from ragspine.agent.llm_provider import (
+    DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_OPENAI_MODEL,
+    AnthropicProvider,
+    LLMProvider,
+    MockProvider,
+    OpenAIProvider,
+)
+from ragspine.agent.response import to_response
+from ragspine.demo.fixtures import load_quickstart_facts
+from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, run_quickstart
+from ragspine.errors import RagSpineError, UsageError, mapping_for
+from ragspine.facade import RAGSpine
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.workspace import Workspace
+
+P = ParamSpec("P")
+
+app = typer.Typer(
+    name="ragspine",
+    help="Exact numbers with their source, or an honest 'not found'.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class ProviderName(StrEnum):
+    MOCK = "mock"
+    OPENAI = "openai"
+    ANTHROPIC = "anthropic"
+
+
+def guarded(func: Callable[P, None]) -> Callable[P, None]:
+    """Turn a ``RagSpineError`` into ``error: <message>`` on stderr and its mapped exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            func(*args, **kwargs)
+        except RagSpineError as err:
+            typer.echo(f"error: {err}", err=True)
+            raise typer.Exit(mapping_for(err).exit_code) from None
+
+    return wrapper
+
+
+def _command(name: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
+    def register(func: Callable[P, None]) -> Callable[P, None]:
+        return app.command(name)(guarded(func))
+
+    return register
+
+
+def build_provider(
+    name: ProviderName, *, model: str | None = None, base_url: str | None = None
+) -> LLMProvider:
+    """The provider ``--provider`` names; a missing SDK is a usage error naming the extra."""
+    if name is ProviderName.MOCK:
+        if model or base_url:
+            raise UsageError("--model and --base-url apply only to --provider openai or anthropic")
+        return MockProvider()
+    try:
+        if name is ProviderName.OPENAI:
+            return OpenAIProvider(model or DEFAULT_OPENAI_MODEL, base_url=base_url)
+        return AnthropicProvider(model or DEFAULT_ANTHROPIC_MODEL, base_url=base_url)
+    except ImportError as err:
+        raise UsageError(str(err)) from err
+
+
+def parse_reference_date(raw: str | None) -> date | None:
+    if raw is None:
+        return None
+    try:
+        return datetime.strptime(raw, "%Y-%m-%d").date()
+    except ValueError:
+        raise UsageError(f"--reference-date {raw!r} is not a date; use YYYY-MM-DD") from None
+
+
+def parse_clearance(raw: str) -> Sensitivity:
+    try:
+        return Sensitivity.parse(raw)
+    except ValueError as err:
+        raise UsageError(f"--clearance: {err}") from None
+
+
+def use_utf8_output() -> None:
+    """Write UTF-8 whatever the locale says, so Chinese answers never fail to print."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(encoding="utf-8")
+
+
+WorkspaceOption = Annotated[
+    Path, typer.Option("--workspace", "-w", help="Workspace folder (holds ragspine.db).")
+]
+
+
+@_command("quickstart")
+def quickstart() -> None:
+    """Answer sample questions over built-in ACME facts: offline, nothing to set up."""
+    run = run_quickstart()
+    console = Console(highlight=False)
+    console.print(
+        Text.assemble(
+            ("RAGSpine quickstart", "bold"),
+            f" — {run.facts_loaded} ACME example facts in a temporary workspace, offline mock "
+            f"model, reference date {QUICKSTART_REFERENCE_DATE.isoformat()}",
+        )
+    )
+    for number, (showcase, result) in enumerate(run.answers, start=1):
+        body = Group(
+            Text(f"Q: {showcase.question}", style="bold"),
+            Text(result.answer),
+            Text(_sources_text(result), style="dim"),
+        )
+        console.print(
+            Panel(
+                body,
+                title=f"{number}. {showcase.title}",
+                title_align="left",
+                subtitle=f"answer_kind: {result.answer_kind}",
+                subtitle_align="right",
+            )
+        )
+    console.print("Try your own questions over the same facts:")
+    console.print("  ragspine init --workspace ws")
+    console.print("  ragspine load-fixtures --workspace ws")
+    console.print('  ragspine ask "澳门FY2025的收入是多少" --workspace ws')
+
+
+def _sources_text(result: AgentResult) -> str:
+    if not result.sources:
+        return "sources: none"
+    return "\n".join(f"source: {s['doc']} · {s['locator']}" for s in result.sources)
+
+
+@_command("init")
+def init(workspace: WorkspaceOption) -> None:
+    """Create a workspace folder with an empty fact store (safe to run again)."""
+    ws = Workspace.create(workspace)
+    with ws.fact_store() as store:
+        count = store.count_facts()
+    typer.echo(f"Workspace ready at {ws.root} ({count} facts).")
+
+
+@_command("load-fixtures")
+def load_fixtures(workspace: WorkspaceOption) -> None:
+    """Load the quickstart ACME facts into an existing workspace, to try `ask` right away."""
+    ws = Workspace.open(workspace)
+    with ws.fact_store() as store:
+        count = load_quickstart_facts(store)
+    typer.echo(f"Loaded {count} ACME example facts into {ws.root}.")
+
+
+@_command("ask")
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in Chinese or English.")],
+    workspace: WorkspaceOption,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (the HTTP AskResponse shape).")
+    ] = False,
+    provider: Annotated[
+        ProviderName, typer.Option(help="LLM provider; mock is offline and deterministic.")
+    ] = ProviderName.MOCK,
+    model: Annotated[str | None, typer.Option(help="Model name for openai or anthropic.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Endpoint of an OpenAI-compatible server (vLLM, llama.cpp, Ollama)."),
+    ] = None,
+    reference_date: Annotated[
+        str | None,
+        typer.Option(help="Today's date for 'latest year' questions, YYYY-MM-DD."),
+    ] = None,
+    clearance: Annotated[
+        str, typer.Option(help="Highest sensitivity the answer may use.")
+    ] = DEFAULT_CLEARANCE.value,
+) -> None:
+    """Answer one question from a workspace's facts and list the sources."""
+    day = parse_reference_date(reference_date)
+    level = parse_clearance(clearance)
+    llm = build_provider(provider, model=model, base_url=base_url)
+    with RAGSpine.open(workspace, provider=llm, clearance=level) as rag:
+        result = rag.ask(question, reference_date=day)
+    if json_output:
+        typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))
+    else:
+        typer.echo(result.answer)
+        typer.echo(_plain_sources(result))
+    if result.answer_kind == KIND_DEGRADED:
+        raise typer.Exit(1)
+
+
+def _plain_sources(result: AgentResult) -> str:
+    if not result.sources:
+        return "\nSources: none"
+    lines = [f"  - {s['doc']} · {s['locator']}" for s in result.sources]
+    return "\n".join(["", "Sources:", *lines])
+
+
+def main() -> None:
+    """Console-script entry point (``ragspine``)."""
+    use_utf8_output()
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Ready-made ACME material for trying RAGSpine before ingesting any document."""

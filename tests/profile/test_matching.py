@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import pytest
+
+from ragspine.profile.glossary import default_glossary
+from ragspine.profile.matching import AliasEntry, AliasMatcher, alias_key, mask
+
+
+def hits(text: str) -> list[tuple[str, str]]:
+    """(code, matched text) of every profile term in ``text``, left to right."""
+    return [(h.code, h.text) for h in default_glossary().terms.finditer(text)]
+
+
+def competitor_hits(text: str) -> list[tuple[str, str]]:
+    return [(h.code, h.text) for h in default_glossary().competitors.finditer(text)]
+
+
+@pytest.mark.parametrize("text", ["heroes", "HEROES", "ROEs", "picnic", "Picnic", "CNY", "hkd"])
+def test_ascii_aliases_never_match_inside_a_word(text: str) -> None:
+    assert hits(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("HK ROE", [("ACME_HK", "HK"), ("ROE", "ROE")]),
+        ("HK roe", [("ACME_HK", "HK"), ("ROE", "roe")]),
+        ("ROE, HK.", [("ROE", "ROE"), ("ACME_HK", "HK")]),
+        ("(CN)", [("ACME_CN", "CN")]),
+        # A CJK neighbour is an edge for an ASCII alias.
+        ("香港ROE是多少", [("ACME_HK", "香港"), ("ROE", "ROE")]),
+        ("中国内地的NBV", [("ACME_CN", "中国内地"), ("NBV", "NBV")]),
+    ],
+)
+def test_ascii_aliases_match_whole_words_in_any_case(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert hits(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("新业务价值利润率", [("NBV_MARGIN", "新业务价值利润率")]),
+        ("新业务价值", [("NBV", "新业务价值")]),
+        ("NBV margin", [("NBV_MARGIN", "NBV margin")]),
+        ("中国内地", [("ACME_CN", "中国内地")]),
+        ("中国内地的收入", [("ACME_CN", "中国内地"), ("REVENUE", "收入")]),
+        ("ACME HK", [("ACME_HK", "ACME HK")]),
+        ("ACME香港", [("ACME_HK", "ACME香港")]),
+        ("营业收入", [("REVENUE", "营业收入")]),
+        ("代理人渠道", [("AGENCY", "代理人渠道")]),
+    ],
+)
+def test_longest_alias_wins_and_matches_once(text: str, expected: list[tuple[str, str]]) -> None:
+    assert hits(text) == expected
+
+
+def test_multi_word_aliases_tolerate_extra_spaces_between_words_only() -> None:
+    assert hits("operating   profit") == [("OPERATING_PROFIT", "operating   profit")]
+    assert hits("operatingprofit") == []
+
+
+def test_matcher_orders_by_length_not_by_entry_order() -> None:
+    matcher = AliasMatcher([AliasEntry("AB", "k", "SHORT"), AliasEntry("AB CD", "k", "LONG")])
+    assert [h.code for h in matcher.finditer("ab cd, ab")] == ["LONG", "SHORT"]
+
+
+def test_matcher_reports_spans_and_the_text_as_written() -> None:
+    matcher = AliasMatcher([AliasEntry("甲乙", "k", "X"), AliasEntry("Foo", "k", "F")])
+    (first, second) = matcher.finditer("问甲乙和FOO")
+    assert (first.code, first.start, first.end, first.text) == ("X", 1, 3, "甲乙")
+    assert (second.code, second.start, second.end, second.text) == ("F", 4, 7, "FOO")
+
+
+def test_empty_matcher_finds_nothing() -> None:
+    assert list(AliasMatcher([]).finditer("anything")) == []
+
+
+def test_lookup_is_exact_modulo_case_and_whitespace() -> None:
+    matcher = default_glossary().terms
+    found = matcher.lookup(" Operating  Profit ")
+    assert found is not None and found.code == "OPERATING_PROFIT"
+    assert matcher.lookup("operating profit growth") is None
+    assert matcher.lookup("operating") is None
+
+
+def test_alias_key_folds_case_and_drops_whitespace() -> None:
+    assert alias_key(" ACME  Hk\t") == "acmehk"
+    assert alias_key("竞 安") == "竞安"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("竞安保险的收入", [("竞安保险", "竞安保险")]),
+        ("竞 安保险的收入", [("竞安保险", "竞 安保险")]),
+        ("竞\t安 保 险", [("竞安保险", "竞\t安 保 险")]),
+        ("竞安", [("竞安保险", "竞安")]),
+        ("中国竞联人寿", [("中国竞联人寿", "中国竞联人寿")]),
+        ("China  Jinglian Life revenue", [("中国竞联人寿", "China  Jinglian Life")]),
+        ("jingan", [("竞安保险", "jingan")]),
+        ("Jinganese", []),
+    ],
+)
+def test_competitor_matching_ignores_whitespace_inside_names(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert competitor_hits(text) == expected
+
+
+def test_mask_keeps_length_and_offsets() -> None:
+    text = "中国竞联人寿的收入"
+    masked = mask(text, [(0, 6)])
+    assert masked == " " * 6 + "的收入"
+    assert len(masked) == len(text)
+    assert mask("abcdef", [(1, 2), (4, 6)], fill="#") == "a#cd##"

@@ -1,0 +1,253 @@
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ragspine.profile.periods import (
+    PERIOD_TYPES,
+    FiscalCalendar,
+    Period,
+    find_periods,
+    normalize_period,
+)
+
+REF = date(2026, 11, 26)
+
+
+def p(label: str) -> Period:
+    """Period from its label, spelled out independently of the parser under test."""
+    if label.startswith("FY"):
+        return Period(int(label[2:]), "FY")
+    return Period(int(label[:4]), label[4:])
+
+
+def labels(text: str, day: date = REF, calendar: FiscalCalendar | None = None) -> list[str]:
+    return [m.period.label for m in find_periods(text, day, calendar)]
+
+
+def test_period_label_and_code() -> None:
+    assert Period(2024, "FY").label == "FY2024"
+    assert Period(2025, "H1").label == "2025H1"
+    assert Period(2025, "Q3").label == "2025Q3"
+    assert Period(2025, "Q3").period == "2025"
+    assert Period(2025, "H2").previous_year() == Period(2024, "H2")
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("FY2024", "FY2024"),
+        ("2024", "FY2024"),
+        ("2024年", "FY2024"),
+        ("2024财年", "FY2024"),
+        ("2024年度", "FY2024"),
+        ("24财年", "FY2024"),
+        ("FY24", "FY2024"),
+        ("FY 2024", "FY2024"),
+        ("FY'24", "FY2024"),
+        ("2025H1", "2025H1"),
+        ("2025年上半年", "2025H1"),
+        ("2025年下半年", "2025H2"),
+        ("H1 2025", "2025H1"),
+        ("1H25", "2025H1"),
+        ("H2'24", "2024H2"),
+        ("2025Q3", "2025Q3"),
+        ("Q3 2025", "2025Q3"),
+        ("2025年第三季度", "2025Q3"),
+        ("2025年Q3", "2025Q3"),
+        ("3Q25", "2025Q3"),
+        ("FY2024Q3", "2024Q3"),
+        ("Q3 of 2025", "2025Q3"),
+        ("the third quarter of 2025", "2025Q3"),
+        ("3rd quarter of fiscal 2025", "2025Q3"),
+        ("the first half of 2025", "2025H1"),
+        ("second half of FY2024", "2024H2"),
+    ],
+)
+def test_absolute_forms(text: str, label: str) -> None:
+    assert normalize_period(text, REF) == p(label)
+    # The reference date never changes an absolute period.
+    assert normalize_period(text, date(2019, 2, 1)) == p(label)
+
+
+# (text, label at 2026-11-26, label at 2026-01-10)
+RELATIVE = [
+    ("今年", "FY2026", "FY2026"),
+    ("本年度", "FY2026", "FY2026"),
+    ("去年", "FY2025", "FY2025"),
+    ("前年", "FY2024", "FY2024"),
+    ("上半年", "2026H1", "2026H1"),
+    ("下半年", "2026H2", "2026H2"),
+    ("本季度", "2026Q4", "2026Q1"),
+    ("上季度", "2026Q3", "2025Q4"),
+    ("this year", "FY2026", "FY2026"),
+    ("last year", "FY2025", "FY2025"),
+    ("the year before last", "FY2024", "FY2024"),
+    ("this quarter", "2026Q4", "2026Q1"),
+    ("last quarter", "2026Q3", "2025Q4"),
+    ("first half of last year", "2025H1", "2025H1"),
+    ("the second half of this year", "2026H2", "2026H2"),
+    ("H1 last year", "2025H1", "2025H1"),
+    ("Q2 of last year", "2025Q2", "2025Q2"),
+    ("去年上半年", "2025H1", "2025H1"),
+    ("去年下半年", "2025H2", "2025H2"),
+    ("前年第一季度", "2024Q1", "2024Q1"),
+    ("今年Q2", "2026Q2", "2026Q2"),
+]
+
+
+@pytest.mark.parametrize(("text", "late", "early"), RELATIVE)
+def test_relative_forms_resolve_against_the_reference_date(
+    text: str, late: str, early: str
+) -> None:
+    assert normalize_period(text, REF) == p(late)
+    assert normalize_period(text, date(2026, 1, 10)) == p(early)
+
+
+def test_relative_years_move_with_the_reference_year() -> None:
+    assert normalize_period("去年", date(2031, 6, 30)) == Period(2030, "FY")
+    assert normalize_period("last year", date(2000, 1, 1)) == Period(1999, "FY")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["9999", "1702", "2024万", "2024 万元", "12.2024", "$2024", "2024.5", "2,024", "2024%", "1989"],
+)
+def test_numbers_that_are_not_periods(text: str) -> None:
+    assert normalize_period(text, REF) is None
+    assert find_periods(text, REF) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "REVENUE是9999吗",
+        "收入是1702吗",
+        "收入约2024万",
+        "revenue of 2024m",
+        "revenue was 2024 million",
+        "revenue of $2024",
+        "增长了12.2024%",
+        "ACME2024",
+    ],
+)
+def test_amounts_in_sentences_are_not_periods(text: str) -> None:
+    assert find_periods(text, REF) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("香港FY2025的REVENUE是多少", ["FY2025"]),
+        ("2024年的收入是1702万", ["FY2024"]),
+        ("FY2024收入为2024.5", ["FY2024"]),
+        ("revenue in 2024.", ["FY2024"]),
+        ("revenue for 2024, 2025", ["FY2024", "FY2025"]),
+        ("香港FY2024和FY2025的收入", ["FY2024", "FY2025"]),
+        ("2024年和2025年", ["FY2024", "FY2025"]),
+        ("FY2024 vs FY2025", ["FY2024", "FY2025"]),
+        ("What was HK revenue last year vs the year before last?", ["FY2025", "FY2024"]),
+        ("Hong Kong NBV in the third quarter of 2025", ["2025Q3"]),
+    ],
+)
+def test_find_periods_reads_left_to_right(text: str, expected: list[str]) -> None:
+    assert labels(text) == expected
+
+
+def test_find_periods_reports_spans() -> None:
+    text = "香港FY2025的收入"
+    (match,) = find_periods(text, REF)
+    assert text[match.start : match.end] == "FY2025"
+
+
+@pytest.mark.parametrize("raw", [None, "", "   ", "FY2024 revenue", "FY2024 FY2025", "收入"])
+def test_normalize_period_wants_exactly_one_period_and_nothing_else(raw: str | None) -> None:
+    assert normalize_period(raw, REF) is None
+
+
+def test_normalize_period_ignores_surrounding_whitespace() -> None:
+    assert normalize_period("  FY2024 ", REF) == Period(2024, "FY")
+
+
+# --- fiscal calendar with the year ending in March: FY2026 runs April 2025 – March 2026.
+MARCH = FiscalCalendar(year_end_month=3)
+
+
+@pytest.mark.parametrize(
+    ("day", "fiscal_year", "current", "previous", "latest"),
+    [
+        (date(2025, 4, 1), 2026, "2026Q1", "2025Q4", "FY2025"),
+        (date(2025, 9, 30), 2026, "2026Q2", "2026Q1", "FY2025"),
+        (date(2025, 10, 1), 2026, "2026Q3", "2026Q2", "FY2025"),
+        (date(2026, 1, 10), 2026, "2026Q4", "2026Q3", "FY2025"),
+        (date(2026, 3, 31), 2026, "2026Q4", "2026Q3", "FY2025"),
+        (date(2026, 4, 1), 2027, "2027Q1", "2026Q4", "FY2026"),
+        (date(2026, 11, 26), 2027, "2027Q3", "2027Q2", "FY2026"),
+    ],
+)
+def test_fiscal_calendar_across_the_year_boundary(
+    day: date, fiscal_year: int, current: str, previous: str, latest: str
+) -> None:
+    assert MARCH.fiscal_year(day) == fiscal_year
+    assert MARCH.current_quarter(day) == p(current)
+    assert MARCH.previous_quarter(day) == p(previous)
+    assert MARCH.latest_complete_year(day) == p(latest)
+
+
+def test_month_index_counts_from_the_first_fiscal_month() -> None:
+    assert MARCH.month_index(date(2026, 4, 15)) == 0
+    assert MARCH.month_index(date(2026, 3, 15)) == 11
+    assert FiscalCalendar().month_index(date(2026, 1, 1)) == 0
+    assert FiscalCalendar(6).month_index(date(2026, 7, 1)) == 0
+
+
+def test_calendar_year_boundary_for_the_default_calendar() -> None:
+    cal = FiscalCalendar()
+    assert cal.previous_quarter(date(2026, 1, 10)) == Period(2025, "Q4")
+    assert cal.latest_complete_year(date(2026, 12, 31)) == Period(2025, "FY")
+    assert cal.latest_complete_year(date(2027, 1, 1)) == Period(2026, "FY")
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "label"),
+    [
+        ("今年", date(2026, 3, 31), "FY2026"),
+        ("今年", date(2026, 4, 1), "FY2027"),
+        ("去年", date(2026, 4, 1), "FY2026"),
+        ("last year", date(2026, 3, 31), "FY2025"),
+        ("上季度", date(2026, 4, 1), "2026Q4"),
+        ("last quarter", date(2026, 7, 1), "2027Q1"),
+        ("本季度", date(2026, 1, 10), "2026Q4"),
+        ("上半年", date(2026, 1, 10), "2026H1"),
+        ("上半年", date(2026, 4, 1), "2027H1"),
+        ("去年上半年", date(2026, 4, 1), "2026H1"),
+        ("去年下半年", date(2026, 3, 31), "2025H2"),
+        # An absolute period is never shifted by the calendar.
+        ("FY2024", date(2026, 4, 1), "FY2024"),
+        ("2025Q3", date(2026, 4, 1), "2025Q3"),
+    ],
+)
+def test_relative_periods_follow_the_fiscal_calendar(text: str, day: date, label: str) -> None:
+    assert normalize_period(text, day, MARCH) == p(label)
+
+
+periods = st.builds(Period, st.integers(1990, 2099), st.sampled_from(PERIOD_TYPES))
+
+
+@given(periods)
+def test_label_round_trips(period: Period) -> None:
+    assert normalize_period(period.label) == period
+
+
+@given(periods, st.sampled_from(["香港{}的收入是多少", "What was revenue in {}?", "{}，谢谢"]))
+def test_label_is_found_inside_a_question(period: Period, template: str) -> None:
+    assert [m.period for m in find_periods(template.format(period.label), REF)] == [period]
+
+
+@given(st.integers(0, 9999).filter(lambda n: not 1990 <= n <= 2099))
+def test_a_bare_number_outside_the_year_range_is_never_a_period(number: int) -> None:
+    assert find_periods(f"收入是{number}吗", REF) == []
+    assert find_periods(f"revenue was {number}", REF) == []

@@ -1,0 +1,106 @@
+"""The benchmark harness runs end to end and writes a well-formed report.
+
+Quick mode only, and no assertion on speed: targets live in the benchmarks (bench/README.md),
+where a MISS is reported, never in unit tests, where it would make the suite flaky.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench import run_all
+
+ROOT = Path(__file__).resolve().parents[1]
+MACHINE_KEYS = {
+    "platform",
+    "python_version",
+    "cpu_count",
+    "cpu_model",
+    "timestamp",
+    "git_commit",
+}
+STAT_KEYS_MS = {"n", "median_ms", "p95_ms", "p99_ms", "mean_ms", "min_ms", "max_ms"}
+STAT_KEYS_US = {"n", "median_us", "p95_us", "p99_us", "mean_us", "min_us", "max_us"}
+MIX_KINDS = {"found", "not_found", "assumption", "comparison", "refusal", "clarification"}
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value) and value > 0
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("bench") / "latest.json"
+    assert run_all.main(["--quick", "--output", str(out)]) == 0
+    data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return data
+
+
+def test_report_top_level(report: dict[str, Any]) -> None:
+    assert report["schema_version"] == run_all.SCHEMA_VERSION
+    assert report["quick"] is True
+    assert _positive(report["duration_s"])
+    assert set(report["benchmarks"]) == set(run_all.discover()) >= {"answer", "parse"}
+
+
+def test_machine_info(report: dict[str, Any]) -> None:
+    machine = report["machine"]
+    assert set(machine) >= MACHINE_KEYS
+    assert _positive(machine["cpu_count"])
+    assert machine["python_version"] == ".".join(map(str, sys.version_info[:3]))
+    assert machine["platform"]
+    assert machine["timestamp"]
+
+
+def test_answer_benchmark(report: dict[str, Any]) -> None:
+    answer = report["benchmarks"]["answer"]
+    assert answer["params"]["facts"] == 4 * 8 * 12 * 3
+    assert set(answer["structured"]) >= STAT_KEYS_MS
+    assert all(_positive(v) for v in answer["structured"].values())
+    assert set(answer["mix"]["by_kind"]) == MIX_KINDS
+    for stats in [answer["mix"]["all"], *answer["mix"]["by_kind"].values()]:
+        assert set(stats) >= STAT_KEYS_MS
+        assert all(_positive(v) for v in stats.values())
+    assert answer["target"]["status"] in {"PASS", "MISS"}
+
+
+def test_parse_benchmark(report: dict[str, Any]) -> None:
+    parse = report["benchmarks"]["parse"]
+    assert parse["params"]["distinct_questions"] >= 50
+    assert set(parse["params"]["questions_per_language"]) == {"zh", "en", "mixed"}
+    assert set(parse["parse"]) >= STAT_KEYS_US
+    assert all(_positive(v) for v in parse["parse"].values())
+    assert _positive(parse["throughput_qps"])
+
+
+def test_summary_rows(report: dict[str, Any]) -> None:
+    rows = report["summary"]
+    assert {row["benchmark"] for row in rows} == set(report["benchmarks"])
+    for row in rows:
+        assert {"benchmark", "metric", "value", "unit", "target", "status"} <= set(row)
+        assert _positive(row["value"]), row
+        assert row["status"] in {"PASS", "MISS", None}
+    # The target is reported, whatever the outcome on this machine.
+    assert any(row["status"] in {"PASS", "MISS"} for row in rows)
+
+
+@pytest.mark.parametrize("script", ["bench_answer.py", "bench_parse.py"])
+def test_module_runs_standalone(script: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--quick", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["rows"]
+    assert all(_positive(row["value"]) for row in result["rows"])

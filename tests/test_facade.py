@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from ragspine.agent.llm_provider import MockProvider
+from ragspine.demo.fixtures import load_quickstart_facts, quickstart_facts
+from ragspine.errors import ProfileError, StoreError, WorkspaceNotFoundError
+from ragspine.facade import RAGSpine
+from ragspine.profile.loader import example_profile_path
+from ragspine.workspace import Workspace
+
+FOUND_Q = "中国内地FY2024的REVENUE是多少"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = Workspace.create(tmp_path / "ws")
+    with ws.fact_store() as store:
+        load_quickstart_facts(store)
+    return ws.root
+
+
+def test_ask_answers_with_sources_and_appends_one_trace(workspace: Path) -> None:
+    with RAGSpine.open(workspace) as rag:
+        result = rag.ask(FOUND_Q)
+
+    assert result.answer_kind == "found"
+    assert result.sources == [
+        {"doc": "ACME_FY2024_Review.pptx", "locator": "slide=2,table=1,row=REVENUE,col=FY2024"}
+    ]
+    lines = (workspace / "traces.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["request_id"] for line in lines] == [result.request_id]
+
+
+def test_open_never_creates_a_workspace(tmp_path: Path) -> None:
+    with pytest.raises(WorkspaceNotFoundError):
+        RAGSpine.open(tmp_path / "missing")
+    with pytest.raises(WorkspaceNotFoundError):
+        RAGSpine.open(Workspace(tmp_path / "also-missing"))
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reference_date_sets_the_assumed_year(workspace: Path) -> None:
+    with RAGSpine.open(workspace) as rag:
+        result = rag.ask("香港的收入是多少", reference_date=date(2025, 11, 26))
+
+    assert result.clarification.assumed_slots == {"period": "FY2024"}
+    assert "ACME_HK FY2024 REVENUE：2480 USD_M" in result.answer
+
+
+def test_clearance_is_applied_to_every_question(workspace: Path) -> None:
+    question = "集团2026H1的营运利润是多少"
+    with (
+        RAGSpine.open(workspace) as default,
+        RAGSpine.open(workspace, clearance="RESTRICTED") as cleared,
+    ):
+        assert default.ask(question).answer_kind == "not_found"
+        assert cleared.ask(question).answer_kind == "found"
+
+
+def test_unknown_clearance_is_rejected(workspace: Path) -> None:
+    with pytest.raises(ValueError, match="valid options"):
+        RAGSpine.open(workspace, clearance="SECRET")
+
+
+def test_given_provider_is_used(workspace: Path) -> None:
+    provider = MockProvider()
+    with RAGSpine.open(workspace, provider=provider) as rag:
+        rag.ask(FOUND_Q)
+
+    assert provider.calls > 0
+
+
+def test_workspace_profile_replaces_the_example(workspace: Path) -> None:
+    text = example_profile_path().read_text(encoding="utf-8")
+    (workspace / "profile.toml").write_text(
+        text.replace('aliases = ["香港",', 'aliases = ["明珠", "香港",'), encoding="utf-8"
+    )
+
+    with RAGSpine.open(workspace) as rag:
+        result = rag.ask("明珠FY2025的收入是多少")
+
+    assert result.answer.startswith("ACME_HK FY2025 REVENUE：2710 USD_M")
+
+
+def test_malformed_workspace_profile_fails_at_open(workspace: Path) -> None:
+    (workspace / "profile.toml").write_text("[company\n", encoding="utf-8")
+
+    with pytest.raises(ProfileError, match=r"profile\.toml"):
+        RAGSpine.open(workspace)
+
+
+def test_close_releases_the_store(workspace: Path) -> None:
+    rag = RAGSpine.open(workspace)
+    rag.close()
+
+    with pytest.raises(StoreError):
+        rag.store.count_facts()
+
+
+def test_loading_the_quickstart_facts_twice_keeps_one_copy(workspace: Path) -> None:
+    with Workspace.open(workspace).fact_store() as store:
+        again = load_quickstart_facts(store)
+        assert store.count_facts() == again == len(quickstart_facts())
