@@ -280,7 +280,10 @@ def _shown_errors() -> set[str]:
 
 
 ERROR_COMMANDS = {
-    "error: workspace ws2 does not exist": ["--workspace", "ws2"],
+    "error: workspace ws2 does not exist; create it with `ragspine init --workspace ws2`": [
+        "--workspace",
+        "ws2",
+    ],
     "error: --reference-date '2026-13-01' is not a date; use YYYY-MM-DD": [
         "--workspace",
         "ws",

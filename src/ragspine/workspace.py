@@ -3,7 +3,7 @@
 Layout (embedded default):
     DIR/ragspine.db       SQLite: facts (later also chunks, manifest, review queue, jobs)
     DIR/traces.jsonl      one privacy-aware trace event per request
-    DIR/profile.toml      optional domain profile; the shipped ACME example otherwise
+    DIR/profile.toml      optional domain profile; the shipped example profile otherwise
 
 Opening a workspace that does not exist is an error: a silently created empty store would
 answer every question with "not found".
@@ -45,10 +45,14 @@ class Workspace:
     def open(cls, root: str | Path) -> Workspace:
         path = Path(root)
         if not path.is_dir():
-            raise WorkspaceNotFoundError(f"workspace {path} does not exist")
+            raise WorkspaceNotFoundError(
+                f"workspace {path} does not exist; "
+                f"create it with `ragspine init --workspace {path}`"
+            )
         if not (path / DB_NAME).is_file():
             raise WorkspaceNotFoundError(
-                f"workspace {path} has no {DB_NAME}; create it with `ragspine ingest` first"
+                f"workspace {path} has no {DB_NAME}; "
+                f"create it with `ragspine init --workspace {path}`"
             )
         return cls(path)
 

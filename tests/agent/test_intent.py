@@ -12,6 +12,7 @@ from ragspine.agent.intent import (
     IntentParser,
     ParsedIntent,
     RuleIntentParser,
+    clarify_scope,
     detect_language,
     parse_intent,
 )
@@ -279,3 +280,52 @@ def test_rule_parser_reads_its_own_profile(tmp_path: Path) -> None:
     # The example profile's vocabulary means nothing here.
     other = parser.parse("香港FY2025的收入是多少", REF)
     assert other.entity is None and other.metric is None
+
+
+# --- qualifiers, other metrics and the base of a change ---------------------------------------
+
+
+def test_home_company_before_a_region_names_that_region_only() -> None:
+    intent = parse_intent("What was ACME Mainland China revenue in FY2025?", REF)
+    assert intent.entities == ("ACME_CN",)
+    assert intent.unknown_entities == ()
+    assert parse_intent("ACME香港FY2024收入", REF).entities == ("ACME_HK",)
+    assert parse_intent("ACME的收入是多少", REF).entities == ("ACME_GROUP",)
+
+
+@pytest.mark.parametrize(
+    "question", ["香港的营运利润率是多少", "HK operating profit margin FY2024"]
+)
+def test_a_metric_alias_with_a_ratio_suffix_is_not_that_metric(question: str) -> None:
+    intent = parse_intent(question, REF)
+    assert intent.metrics == ()
+    assert intent.route == ROUTE_STRUCTURED
+    assert intent.unknown_entities == ()
+    assert clarify_scope(intent, REF).reason == "missing_metric"
+
+
+@pytest.mark.parametrize(
+    ("question", "periods"),
+    [
+        ("香港2025年上半年收入较上年增长多少", ["2025H1"]),
+        ("香港收入与去年相比增长多少", []),
+        ("how much did HK revenue grow vs last year", []),
+        ("香港今年和去年的收入对比", ["FY2026", "FY2025"]),
+    ],
+)
+def test_the_base_of_a_change_is_not_a_period_to_look_up(question: str, periods: list[str]) -> None:
+    intent = parse_intent(question, REF)
+    assert [p.label for p in intent.periods] == periods
+    assert intent.growth is (not periods or len(periods) == 1)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "内地收入增长的主要原因是什么，2024年收入是多少",
+        "中国 banca 渠道 FY2024 sales",
+        "香港 agents 数量 2023",
+    ],
+)
+def test_generic_words_next_to_slots_are_not_unknown_entities(question: str) -> None:
+    assert parse_intent(question, REF).unknown_entities == ()

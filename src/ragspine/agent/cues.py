@@ -143,6 +143,9 @@ GROWTH_EN = (
 
 # Words that carry no entity: stripped before looking for an unrecognised company or region.
 FILLER_ZH = (
+    "主要",
+    "渠道",
+    "数量",
     "请问",
     "请",
     "问一下",
@@ -483,4 +486,13 @@ NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-LIST_CONNECTORS = re.compile(r"^\s*(?:和|与|及|以及|跟|同|、|,|，|/|and|vs\.?|versus)\s*$", re.I)
+# "Compared with last year": the base of a year-on-year change, not a second period to look up.
+GROWTH_BASE = re.compile(
+    r"(?:较|比)(?:上年|去年|上一年)(?:同期)?|(?:与|和|跟)(?:上年|去年|上一年)(?:同期)?相比"
+    r"|(?<![A-Za-z])(?:vs\.?|versus|compared\s+(?:with|to)|over|than|against)"
+    r"\s+(?:the\s+)?(?:last|previous|prior)\s+year(?![A-Za-z])",
+    re.IGNORECASE,
+)
+# A metric alias glued to one of these names a different, unknown metric (alias + "率",
+# alias + " margin").
+METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)

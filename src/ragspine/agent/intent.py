@@ -116,11 +116,21 @@ def parse_intent(
 ) -> ParsedIntent:
     lex = _lexicon(profile or load_profile())
     screen = lex.gate.detect(question)
-    text = screen.masked_text
+    # "较上年" / "vs last year" names the base of a change, not a period to look up.
+    bases = [m.span() for m in cues.GROWTH_BASE.finditer(screen.masked_text)]
+    text = mask(screen.masked_text, bases)
     period_hits = find_periods(text, reference_date or date.today(), lex.glossary.calendar)
     text = mask(text, ((p.start, p.end) for p in period_hits))
-    term_hits = list(lex.glossary.terms.finditer(text))
-    residual = mask(text, ((h.start, h.end) for h in term_hits))
+    all_terms = list(lex.glossary.terms.finditer(text))
+    term_hits = _merge_home_prefix(
+        [h for h in all_terms if not _names_other_metric(h, text)],
+        lex.glossary.profile.company.home_entity,
+        text,
+    )
+    # An alias glued to a suffix (alias + "率") names a metric we do not know: keep it out of
+    # both the slots and the unknown-entity scan, and let the gateway ask which metric.
+    other_metrics = [(h.start, h.end + 1) for h in all_terms if _names_other_metric(h, text)]
+    residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
 
     metrics = _codes(term_hits, METRIC)
     entities = _codes(term_hits, ENTITY)
@@ -128,14 +138,14 @@ def parse_intent(
     periods = tuple(dict.fromkeys(p.period for p in period_hits))
 
     narrative = _has(cues.NARRATIVE, residual)
-    numeric = _has(cues.NUMERIC, residual)
+    numeric = bool(other_metrics) or _has(cues.NUMERIC, residual)
     if metrics:
         route = ROUTE_COMPOSITE if narrative else ROUTE_STRUCTURED
     else:
         route = ROUTE_NARRATIVE if narrative or not numeric else ROUTE_STRUCTURED
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
-    marked = mask(screen.masked_text, slot_spans, fill=_SLOT)
+    marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
     return ParsedIntent(
         raw_question=question,
         route=route,
@@ -148,9 +158,32 @@ def parse_intent(
         periods=periods,
         external_entity=screen.hits[0] if screen.hit else None,
         unknown_entities=_unknown_entities(marked, lex.places),
-        growth=bool(metrics) and _has(cues.GROWTH, residual),
+        growth=bool(metrics) and (bool(bases) or _has(cues.GROWTH, residual)),
         language=detect_language(question),
     )
+
+
+def _names_other_metric(hit: AliasHit, text: str) -> bool:
+    """A profit alias followed by "率" or " margin" names a margin, not the profit itself."""
+    return hit.kind == METRIC and cues.METRIC_SUFFIX.match(text, hit.end) is not None
+
+
+def _merge_home_prefix(hits: list[AliasHit], home: str, text: str) -> list[AliasHit]:
+    """ "<home company> <region>" names one entity: a home-company alias right before another
+    entity qualifies it, so the two hits merge into the second entity's."""
+    merged: list[AliasHit] = []
+    for hit in hits:
+        previous = merged[-1] if merged else None
+        if (
+            previous is not None
+            and previous.kind == hit.kind == ENTITY
+            and previous.code == home != hit.code
+            and not text[previous.end : hit.start].strip()
+        ):
+            merged[-1] = AliasHit(ENTITY, hit.code, previous.start, hit.end, hit.text)
+        else:
+            merged.append(hit)
+    return merged
 
 
 def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
