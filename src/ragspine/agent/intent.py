@@ -137,8 +137,9 @@ def parse_intent(
     channels = _codes(term_hits, CHANNEL)
     periods = tuple(dict.fromkeys(p.period for p in period_hits))
 
-    narrative = _has(cues.NARRATIVE, residual)
-    numeric = bool(other_metrics) or _has(cues.NUMERIC, residual)
+    cue_hits = {kind: _spans(matcher, residual) for kind, matcher in _CUES.items()}
+    narrative = bool(cue_hits["narrative"])
+    numeric = bool(other_metrics) or bool(cue_hits["numeric"])
     if metrics:
         route = ROUTE_COMPOSITE if narrative else ROUTE_STRUCTURED
     else:
@@ -157,8 +158,10 @@ def parse_intent(
         entities=entities,
         periods=periods,
         external_entity=screen.hits[0] if screen.hit else None,
-        unknown_entities=_unknown_entities(marked, lex.places),
-        growth=bool(metrics) and (bool(bases) or _has(cues.GROWTH, residual)),
+        unknown_entities=_unknown_entities(
+            marked, lex.places, [span for spans in cue_hits.values() for span in spans]
+        ),
+        growth=bool(metrics) and bool(bases or cue_hits["growth"]),
         language=detect_language(question),
     )
 
@@ -190,8 +193,11 @@ def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))
 
 
-def _has(matcher: AliasMatcher, text: str) -> bool:
-    return next(matcher.finditer(text), None) is not None
+_CUES = {"narrative": cues.NARRATIVE, "numeric": cues.NUMERIC, "growth": cues.GROWTH}
+
+
+def _spans(matcher: AliasMatcher, text: str) -> list[tuple[int, int]]:
+    return [(h.start, h.end) for h in matcher.finditer(text)]
 
 
 _ASCII_TOKEN = re.compile(r"[A-Za-z][A-Za-z&\-]*(?:'s|’s)?")
@@ -201,7 +207,9 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _SLOT = "\x00"
 
 
-def _unknown_entities(residual: str, places: AliasMatcher) -> tuple[str, ...]:
+def _unknown_entities(
+    residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]]
+) -> tuple[str, ...]:
     """Company- or region-like words the profile does not know, found next to a slot.
 
     "新加坡" + period + metric, "友邦的" + metric, "AIA" + metric, metric + " of Singapore":
@@ -209,10 +217,9 @@ def _unknown_entities(residual: str, places: AliasMatcher) -> tuple[str, ...]:
     blanked first so they neither count as candidates nor separate a candidate from its slot;
     slots themselves are filled with a marker character so adjacency can see them.
     """
-    found = [h.text for h in places.finditer(residual)]
-    residual = mask(residual, ((h.start, h.end) for h in places.finditer(residual)))
-    for matcher in (cues.NARRATIVE, cues.NUMERIC, cues.GROWTH):
-        residual = mask(residual, ((h.start, h.end) for h in matcher.finditer(residual)))
+    place_hits = list(places.finditer(residual))
+    found = [h.text for h in place_hits]
+    residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     residual = cues.FILLER.sub(_blank, residual)
     residual = _ASCII_TOKEN.sub(
         lambda m: _blank(m) if _bare(m.group()).casefold() in cues.STOPWORDS_EN else m.group(),

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 PERIOD_TYPES: tuple[str, ...] = ("FY", "H1", "H2", "Q1", "Q2", "Q3", "Q4")
 
@@ -291,7 +292,8 @@ def find_periods(
 
 def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodMatch]:
     for match in _PATTERN.finditer(text):
-        index = next(i for i in range(len(_RULES)) if match.group(f"r{i}") is not None)
+        # Each rule's outer group closes after its inner groups, so it is the last one closed.
+        index = int(str(match.lastgroup)[1:])
         resolver = _RULES[index][1]
         period = resolver(_RuleMatch(match, index), day, cal)
         yield PeriodMatch(period, match.start(), match.end())
@@ -303,12 +305,15 @@ def normalize_period(
     calendar: FiscalCalendar | None = None,
 ) -> Period | None:
     """The period ``raw`` denotes when the whole string is one period expression, else None."""
-    if raw is None:
+    if raw is None or not raw.strip():
         return None
-    text = raw.strip()
-    if not text:
-        return None
-    matches = find_periods(text, reference_date, calendar)
+    return _normalize(raw.strip(), reference_date or date.today(), calendar or FiscalCalendar())
+
+
+@lru_cache(maxsize=4096)
+def _normalize(text: str, day: date, calendar: FiscalCalendar) -> Period | None:
+    # Cached: the query tool normalises the same few labels on every request.
+    matches = find_periods(text, day, calendar)
     if len(matches) == 1 and matches[0].start == 0 and matches[0].end == len(text):
         return matches[0].period
     return None
