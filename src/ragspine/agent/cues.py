@@ -493,6 +493,3 @@ GROWTH_BASE = re.compile(
     r"\s+(?:the\s+)?(?:last|previous|prior)\s+year(?![A-Za-z])",
     re.IGNORECASE,
 )
-# A metric alias glued to one of these names a different, unknown metric (alias + "率",
-# alias + " margin").
-METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)

@@ -121,15 +121,11 @@ def parse_intent(
     text = mask(screen.masked_text, bases)
     period_hits = find_periods(text, reference_date or date.today(), lex.glossary.calendar)
     text = mask(text, ((p.start, p.end) for p in period_hits))
-    all_terms = list(lex.glossary.terms.finditer(text))
-    term_hits = _merge_home_prefix(
-        [h for h in all_terms if not _names_other_metric(h, text)],
-        lex.glossary.profile.company.home_entity,
-        text,
-    )
+    terms = lex.glossary.match_terms(text)
+    term_hits = terms.hits
     # An alias glued to a suffix (alias + "率") names a metric we do not know: keep it out of
     # both the slots and the unknown-entity scan, and let the gateway ask which metric.
-    other_metrics = [(h.start, h.end + 1) for h in all_terms if _names_other_metric(h, text)]
+    other_metrics = terms.other_metrics
     residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
 
     metrics = _codes(term_hits, METRIC)
@@ -164,29 +160,6 @@ def parse_intent(
         growth=bool(metrics) and bool(bases or cue_hits["growth"]),
         language=detect_language(question),
     )
-
-
-def _names_other_metric(hit: AliasHit, text: str) -> bool:
-    """A profit alias followed by "率" or " margin" names a margin, not the profit itself."""
-    return hit.kind == METRIC and cues.METRIC_SUFFIX.match(text, hit.end) is not None
-
-
-def _merge_home_prefix(hits: list[AliasHit], home: str, text: str) -> list[AliasHit]:
-    """ "<home company> <region>" names one entity: a home-company alias right before another
-    entity qualifies it, so the two hits merge into the second entity's."""
-    merged: list[AliasHit] = []
-    for hit in hits:
-        previous = merged[-1] if merged else None
-        if (
-            previous is not None
-            and previous.kind == hit.kind == ENTITY
-            and previous.code == home != hit.code
-            and not text[previous.end : hit.start].strip()
-        ):
-            merged[-1] = AliasHit(ENTITY, hit.code, previous.start, hit.end, hit.text)
-        else:
-            merged.append(hit)
-    return merged
 
 
 def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:

@@ -6,17 +6,30 @@ matchers the intent parser and the query tool share, so both agree on what a ter
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date
 
 from ragspine.profile.loader import load_profile
-from ragspine.profile.matching import AliasEntry, AliasMatcher
+from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
 
 METRIC = "metric"
 ENTITY = "entity"
 CHANNEL = "channel"
+
+# A metric alias glued to one of these names a different metric that the profile does not
+# know (alias + "率", alias + " margin"): answering with the alias's figure would be wrong.
+METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class TermMatches:
+    """Metric/entity/channel hits in a text, plus spans that name metrics nobody defined."""
+
+    hits: list[AliasHit]
+    other_metrics: list[tuple[int, int]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +52,33 @@ class Glossary:
         self, raw: str | None, reference_date: date | None = None
     ) -> Period | None:
         return normalize_period(raw, reference_date, self.calendar)
+
+    def match_terms(self, text: str) -> TermMatches:
+        """Longest-first alias hits, with two corrections every reader of text needs.
+
+        A metric alias followed by a ratio suffix is not that metric (its span is reported in
+        ``other_metrics``), and a home-company alias right before another entity qualifies it
+        ("<home company> <region>" is the region) instead of adding a second entity.
+        """
+        hits: list[AliasHit] = []
+        other: list[tuple[int, int]] = []
+        home = self.profile.company.home_entity
+        for hit in self.terms.finditer(text):
+            suffix = METRIC_SUFFIX.match(text, hit.end) if hit.kind == METRIC else None
+            if suffix is not None:
+                other.append((hit.start, suffix.end()))
+                continue
+            previous = hits[-1] if hits else None
+            if (
+                previous is not None
+                and previous.kind == hit.kind == ENTITY
+                and previous.code == home != hit.code
+                and not text[previous.end : hit.start].strip()
+            ):
+                hits[-1] = AliasHit(ENTITY, hit.code, previous.start, hit.end, hit.text)
+            else:
+                hits.append(hit)
+        return TermMatches(hits, other)
 
     def _normalize(self, raw: str | None, kind: str) -> str | None:
         if raw is None or not raw.strip():

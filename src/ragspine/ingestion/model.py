@@ -1,0 +1,118 @@
+"""The intermediate form every reader produces: tables with coordinates, text blocks with
+positions, and problems worth a reviewer's look. Readers know file formats; nothing after them
+does.
+
+Locator conventions (DESIGN §2.2) — a reader sets each table's ``locator_prefix`` and
+``locator_style``; the table mapper completes a cell's locator from them:
+
+=========  ==================  =================================================
+style      prefix example      completed cell locator
+=========  ==================  =================================================
+semantic   slide=2,table=1     slide=2,table=1,row=<METRIC>,col=FY2024 (codes)
+cell       sheet=<name>        sheet=<name>,cell=C4                    (A1 ref)
+grid       page=3,table=1      page=3,table=1,row=2,col=3              (1-based)
+=========  ==================  =================================================
+
+Text block locators point at the document's own structure: ``slide=5,title``,
+``slide=5,body``, ``slide=5,notes``, ``page=3,para=2``, ``section=2,para=3``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+
+class LocatorStyle(StrEnum):
+    SEMANTIC = "semantic"
+    CELL = "cell"
+    GRID = "grid"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell after merged cells are expanded (a merged header repeats its text).
+
+    ``row`` and ``col`` are 0-based positions in the table grid. ``value`` is set when the
+    source stores a number (an xlsx computed value); ``text`` is always what a reader sees.
+    ``number_format`` is the source's format string ("0.0%", "#,##0", "$#,##0") when known.
+    ``ref`` is the sheet's own address ("C4") for spreadsheets, else "".
+    """
+
+    row: int
+    col: int
+    text: str
+    value: float | None = None
+    number_format: str = ""
+    ref: str = ""
+    merged: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A grid of cells plus the context that names what it measures.
+
+    ``title`` is the nearest naming text (slide title, sheet name, heading, caption);
+    ``context`` holds further text around it (captions, unit notes, section headings) in
+    order of closeness.
+    """
+
+    cells: tuple[tuple[Cell, ...], ...]
+    locator_prefix: str
+    locator_style: LocatorStyle
+    title: str = ""
+    context: tuple[str, ...] = ()
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.cells)
+
+    @property
+    def n_cols(self) -> int:
+        return max((len(r) for r in self.cells), default=0)
+
+    def cell(self, row: int, col: int) -> Cell | None:
+        if 0 <= row < len(self.cells) and 0 <= col < len(self.cells[row]):
+            return self.cells[row][col]
+        return None
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    """A run of prose at one structural position (a slide's notes, a page paragraph...)."""
+
+    text: str
+    locator: str
+    kind: str  # title | body | notes | heading | paragraph
+    title: str = ""  # the slide title / section heading it sits under
+
+
+@dataclass(frozen=True)
+class ReaderIssue:
+    """Something a reviewer must see: a page without a text layer, an unreadable shape..."""
+
+    locator: str
+    reason: str
+
+
+@dataclass
+class ExtractedDocument:
+    path: Path
+    tables: list[Table] = field(default_factory=list)
+    blocks: list[TextBlock] = field(default_factory=list)
+    issues: list[ReaderIssue] = field(default_factory=list)
+    title: str = ""
+
+
+class Reader(Protocol):
+    """Reads one file format into the intermediate form.
+
+    Raises ``ragspine.errors.IngestError`` naming the file and the reason for any file it
+    cannot read (corrupt, encrypted, password-protected, not really this format...).
+    """
+
+    suffixes: tuple[str, ...]
+
+    def read(self, path: Path) -> ExtractedDocument: ...
