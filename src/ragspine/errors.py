@@ -33,6 +33,10 @@ class ProviderError(RagSpineError):
     """An LLM provider failed for a network, API or timeout reason (never a program error)."""
 
 
+class ReviewError(RagSpineError):
+    """A review decision cannot be applied (unknown item, already decided the other way...)."""
+
+
 class UsageError(RagSpineError):
     """The caller asked for something malformed (bad option, bad date, bad value)."""
 
@@ -50,6 +54,7 @@ ERROR_MAP: dict[type[RagSpineError], ErrorMapping] = {
     WorkspaceNotFoundError: ErrorMapping(exit_code=2, http_status=404, type="not_found"),
     IngestError: ErrorMapping(exit_code=1, http_status=422, type="ingest_error"),
     ProviderError: ErrorMapping(exit_code=1, http_status=502, type="provider_error"),
+    ReviewError: ErrorMapping(exit_code=2, http_status=409, type="review_conflict"),
     UsageError: ErrorMapping(exit_code=2, http_status=400, type="bad_request"),
 }
 

@@ -1,7 +1,7 @@
 """A workspace: one folder holding a deployment's fact store, traces and optional profile.
 
 Layout (embedded default):
-    DIR/ragspine.db       SQLite: facts (later also chunks, manifest, review queue, jobs)
+    DIR/ragspine.db       SQLite: facts, document manifest, text blocks, review queue
     DIR/traces.jsonl      one privacy-aware trace event per request
     DIR/profile.toml      optional domain profile; the shipped example profile otherwise
 
@@ -18,7 +18,7 @@ from ragspine.errors import WorkspaceNotFoundError
 from ragspine.observability.trace import JsonlTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
-from ragspine.storage.fact_store import FactStore
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 
 DB_NAME = "ragspine.db"
 TRACE_NAME = "traces.jsonl"
@@ -61,15 +61,24 @@ class Workspace:
         """Create the folder and an empty, initialised store (idempotent)."""
         workspace = cls(Path(root))
         workspace.root.mkdir(parents=True, exist_ok=True)
-        with FactStore(workspace.db_path) as store:
+        with SQLiteWorkspaceStore(workspace.db_path) as store:
             store.init_schema()
         return workspace
+
+    def install_profile(self, source: str | Path) -> DomainProfile:
+        """Validate ``source`` and make it this workspace's profile (a copy, so it cannot drift)."""
+        profile = load_profile(source)
+        self.profile_path.write_text(Path(source).read_text(encoding="utf-8"), encoding="utf-8")
+        return profile
 
     def profile(self) -> DomainProfile:
         return load_profile(self.profile_path if self.profile_path.is_file() else None)
 
-    def fact_store(self) -> FactStore:
-        return FactStore(self.db_path)
+    def fact_store(self) -> SQLiteWorkspaceStore:
+        """The workspace's store (facts, manifest, text blocks, review queue), schema ensured."""
+        store = SQLiteWorkspaceStore(self.db_path)
+        store.init_schema()
+        return store
 
     def trace_sink(self) -> JsonlTraceSink:
         return JsonlTraceSink(self.trace_path)

@@ -485,7 +485,6 @@ NARRATIVE = cue_matcher(NARRATIVE_ZH, NARRATIVE_EN, "narrative")
 NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
-CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # "Compared with last year": the base of a year-on-year change, not a second period to look up.
 GROWTH_BASE = re.compile(
     r"(?:较|比)(?:上年|去年|上一年)(?:同期)?|(?:与|和|跟)(?:上年|去年|上一年)(?:同期)?相比"

@@ -27,7 +27,7 @@ from ragspine.agent.gazetteer import place_matcher
 from ragspine.agent.security_gate import SecurityGate
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
 from ragspine.profile.loader import load_profile
-from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, mask
+from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, detect_language, mask
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period, find_periods
 
@@ -83,11 +83,6 @@ class RuleIntentParser:
 
     def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent:
         return parse_intent(question, reference_date, profile=self.profile)
-
-
-def detect_language(text: str) -> str:
-    """ "zh" when the question contains any CJK character, else "en"."""
-    return "zh" if cues.CJK.search(text) else "en"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def detect_language(text: str) -> str:
+    """ "zh" when the text contains any CJK character, else "en"."""
+    return "zh" if CJK.search(text) else "en"
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,7 @@ class PeriodMatch:
     period: Period
     start: int
     end: int
+    relative: bool = False  # resolved against the reference date (去年, last quarter, Q3 …)
 
 
 _CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
@@ -161,7 +162,8 @@ def _q_en(raw: str) -> str:
 
 
 # Rules are tried in order at each position, most specific first; each returns a Period.
-_RULES: list[tuple[str, Resolver]] = [
+# Relative rules resolve against the reference date; documents only use absolute ones.
+_RELATIVE_COMBOS: list[tuple[str, Resolver]] = [
     # --- relative year + sub-period
     (
         rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*(?P<h>[上下])半年",
@@ -199,6 +201,8 @@ _RULES: list[tuple[str, Resolver]] = [
         rf"{_B}[Qq](?P<q>[1-4])\s+(?:of\s+)?(?P<ry>{_RY_EN})",
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
     ),
+]
+_ABSOLUTE: list[tuple[str, Resolver]] = [
     # --- absolute year + sub-period
     (
         rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})\s+quarter\s+(?:of\s+)?(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
@@ -245,6 +249,8 @@ _RULES: list[tuple[str, Resolver]] = [
     (rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*财年度?", lambda m, d, c: Period(_year(m["y"]), "FY")),
     (rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年度?(?![\d])", lambda m, d, c: Period(int(m["y"]), "FY")),
     (rf"{_NOT_BEFORE}(?P<y>{_YEAR4}){_NOT_AFTER_YEAR}", lambda m, d, c: Period(int(m["y"]), "FY")),
+]
+_RELATIVE_ALONE: list[tuple[str, Resolver]] = [
     # --- relative, standalone
     (
         rf"本季度|这个季度|这季度|当季|{_B}(?:this|current)\s+quarter{_E}",
@@ -265,6 +271,8 @@ _RULES: list[tuple[str, Resolver]] = [
     (rf"{_B}[Qq](?P<q>[1-4]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"Q{m['q']}")),
     (rf"{_B}[Hh](?P<h>[12]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"H{m['h']}")),
 ]
+_RULES = [*_RELATIVE_COMBOS, *_ABSOLUTE, *_RELATIVE_ALONE]
+_FIRST_RELATIVE_ALONE = len(_RELATIVE_COMBOS) + len(_ABSOLUTE)
 
 
 def _compile() -> re.Pattern[str]:
@@ -296,7 +304,8 @@ def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodM
         index = int(str(match.lastgroup)[1:])
         resolver = _RULES[index][1]
         period = resolver(_RuleMatch(match, index), day, cal)
-        yield PeriodMatch(period, match.start(), match.end())
+        relative = index < len(_RELATIVE_COMBOS) or index >= _FIRST_RELATIVE_ALONE
+        yield PeriodMatch(period, match.start(), match.end(), relative)
 
 
 def normalize_period(

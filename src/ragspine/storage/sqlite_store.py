@@ -80,7 +80,7 @@ _RANK = "CASE sensitivity {} END".format(
 )
 _VISIBLE = f"review_status = {_APPROVED} AND {_RANK} <= ?"
 
-_UPSERT_SQL = (
+FACT_UPSERT_SQL = (
     f"INSERT OR REPLACE INTO fact_metric ({_COLUMNS}) "
     f"VALUES ({', '.join('?' for _ in FACT_FIELDS)})"
 )
@@ -188,9 +188,9 @@ class SQLiteFactStore:
             )
 
     def upsert_facts(self, facts: Iterable[Fact]) -> int:
-        rows = _rows(facts)
+        rows = rows_of(facts)
         with self._transaction("write facts") as conn:
-            conn.executemany(_UPSERT_SQL, rows)
+            conn.executemany(FACT_UPSERT_SQL, rows)
         return len(rows)
 
     def replace_document_facts(self, doc_id: str, facts: Sequence[Fact]) -> int:
@@ -200,10 +200,10 @@ class SQLiteFactStore:
                     f"cannot file a fact of document {fact.source_doc_id!r} "
                     f"under document {doc_id!r}"
                 )
-        rows = _rows(facts)
+        rows = rows_of(facts)
         with self._transaction(f"replace the facts of document {doc_id!r}") as conn:
             conn.execute(_DELETE_DOC_SQL, (doc_id,))
-            conn.executemany(_UPSERT_SQL, rows)
+            conn.executemany(FACT_UPSERT_SQL, rows)
         return len(rows)
 
     def delete_document(self, doc_id: str) -> int:
@@ -298,7 +298,7 @@ class SQLiteFactStore:
         self.close()
 
 
-def _rows(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
+def rows_of(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
     """Facts as insert rows; one timestamp for the whole batch when a fact brings none."""
     now = utc_timestamp()
     return [

@@ -1,0 +1,80 @@
+"""Read table headers, titles and captions into controlled codes.
+
+A header *label* maps only when every character is accounted for: aliases (longest first),
+absolute period expressions, unit markers, punctuation and a few connecting words. "其他收入"
+leaves "其他" unexplained, so it does not map to the revenue metric — it goes to review.
+Titles and captions are prose, so there aliases are found as substrings instead, after
+competitor names are masked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+from ragspine.ingestion.numbers import UNIT_NOTE, UnitSpec, find_unit
+from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary
+from ragspine.profile.matching import AliasHit, mask
+from ragspine.profile.periods import Period, find_periods
+
+# Documents carry absolute periods; the reference date only feeds relative rules we ignore.
+_ANY_DAY = date(2000, 1, 1)
+_CONNECTORS = re.compile(
+    r"[\s\-–—_:：/|()（）\[\]【】,，.。;；、&+*#]|(?<![A-Za-z])(?:of|the|and|in|for)(?![A-Za-z])"
+    r"|的|和|及|与",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class LabelReading:
+    text: str
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+    unit: UnitSpec | None = None
+    covered: bool = True
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip()
+
+    @property
+    def key(self) -> str:
+        """Codes in a fixed order (period, metric, entity, channel): "FY2024", "NBV/AGENCY"."""
+        parts = [p.label for p in self.periods]
+        return "/".join([*parts, *self.metrics, *self.entities, *self.channels])
+
+
+def read_label(text: str, glossary: Glossary, *, prose: bool = False) -> LabelReading:
+    """Codes named by ``text``; ``covered`` is False when something in a label is unexplained."""
+    clean = unicodedata.normalize("NFKC", text)
+    spans: list[tuple[int, int]] = []
+    if prose:
+        clean = mask(clean, ((h.start, h.end) for h in glossary.competitors.finditer(clean)))
+    found = find_unit(clean)
+    unit = found[0] if found else None
+    if found:
+        spans.append(found[1])
+    spans += [m.span() for m in UNIT_NOTE.finditer(clean)]
+    periods = [p for p in find_periods(clean, _ANY_DAY, glossary.calendar) if not p.relative]
+    spans += [(p.start, p.end) for p in periods]
+    terms = glossary.match_terms(mask(clean, spans))
+    spans += [(h.start, h.end) for h in terms.hits]
+    residual = _CONNECTORS.sub("", mask(clean, spans))
+    return LabelReading(
+        text=text,
+        metrics=_codes(terms.hits, METRIC),
+        entities=_codes(terms.hits, ENTITY),
+        channels=_codes(terms.hits, CHANNEL),
+        periods=tuple(dict.fromkeys(p.period for p in periods)),
+        unit=unit,
+        covered=prose or (not residual and not terms.other_metrics),
+    )
+
+
+def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))

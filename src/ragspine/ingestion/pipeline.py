@@ -1,0 +1,408 @@
+"""Ingest files into a workspace: read → map tables to facts → check conflicts → store.
+
+Each file is handled alone: a corrupt file fails with a message naming it and the rest of the
+batch goes on. A file whose bytes, metadata sidecar, extractor and mapping (profile) are all
+unchanged is skipped; changed metadata alone is re-applied without re-reading the file; a
+changed file replaces everything its previous version contributed in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from ragspine.errors import IngestError, UsageError
+from ragspine.ingestion.model import ExtractedDocument
+from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
+from ragspine.ingestion.safety import SafetyLimits, check_file
+from ragspine.ingestion.sensitivity import resolve_sensitivity
+from ragspine.ingestion.tables import (
+    CandidateFact,
+    ReviewCandidate,
+    ReviewReason,
+    map_table,
+)
+from ragspine.profile.glossary import ENTITY, Glossary, glossary_for
+from ragspine.profile.matching import detect_language, mask
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import find_periods
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
+from ragspine.storage.facts import Fact
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+
+EXTRACTOR_VERSION = "1"
+METADATA_SUFFIX = ".meta.json"
+
+
+class Outcome(StrEnum):
+    INGESTED = "ingested"
+    SKIPPED = "skipped"
+    METADATA = "metadata updated"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    doc_id: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class FileResult:
+    doc_id: str
+    outcome: Outcome
+    facts: int = 0
+    blocks: int = 0
+    review: int = 0
+    error: str = ""
+
+
+@dataclass
+class IngestReport:
+    results: list[FileResult] = field(default_factory=list)
+    dry_run: bool = False
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def facts(self) -> int:
+        return sum(r.facts for r in self.results)
+
+    @property
+    def blocks(self) -> int:
+        return sum(r.blocks for r in self.results)
+
+    @property
+    def review(self) -> int:
+        return sum(r.review for r in self.results)
+
+    @property
+    def failures(self) -> list[FileResult]:
+        return [r for r in self.results if r.outcome == Outcome.FAILED]
+
+
+def discover(paths: Sequence[Path]) -> list[SourceFile]:
+    """Supported files under ``paths``, identified by their path relative to the given root.
+
+    A folder's files are named relative to that folder ("decks/review.pptx"), so two
+    ``report.pdf`` in different folders never collide; a file given directly is named by its
+    file name. Missing paths are a usage error.
+    """
+    found: dict[str, SourceFile] = {}
+    for root in paths:
+        if not root.exists():
+            raise UsageError(f"{root}: no such file or folder")
+        if root.is_file():
+            candidates: Iterable[tuple[str, Path]] = [(root.name, root)]
+        else:
+            candidates = (
+                (p.relative_to(root).as_posix(), p)
+                for p in root.rglob("*")
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.relative_to(root).parts)
+            )
+        for doc_id, path in candidates:
+            if path.suffix.lower() in SUPPORTED_SUFFIXES and not path.name.endswith(
+                METADATA_SUFFIX
+            ):
+                found.setdefault(doc_id, SourceFile(doc_id, path))
+    return [found[k] for k in sorted(found)]
+
+
+def mapping_version(profile: DomainProfile) -> str:
+    """Changes whenever the profile does, so a new alias re-maps unchanged files."""
+    digest = hashlib.sha256(profile.model_dump_json().encode("utf-8")).hexdigest()
+    return f"1-{digest[:16]}"
+
+
+def ingest(
+    paths: Sequence[Path],
+    store: SQLiteWorkspaceStore,
+    profile: DomainProfile,
+    *,
+    dry_run: bool = False,
+    limits: SafetyLimits | None = None,
+    on_file: Callable[[FileResult], None] | None = None,
+    files: Sequence[SourceFile] | None = None,
+) -> IngestReport:
+    """Ingest ``paths`` (or pre-discovered ``files``) in document-id order."""
+    glossary = glossary_for(profile)
+    version = mapping_version(profile)
+    report = IngestReport(dry_run=dry_run)
+    for source in files if files is not None else discover(paths):
+        result = _ingest_one(source, store, glossary, version, dry_run, limits or SafetyLimits())
+        report.results.append(result)
+        if on_file is not None:
+            on_file(result)
+    return report
+
+
+def _ingest_one(
+    source: SourceFile,
+    store: SQLiteWorkspaceStore,
+    glossary: Glossary,
+    version: str,
+    dry_run: bool,
+    limits: SafetyLimits,
+) -> FileResult:
+    try:
+        content_hash = _sha256(source.path)
+        metadata = _metadata(source.path)
+        metadata_hash = hashlib.sha256(
+            json.dumps(metadata, sort_keys=True).encode("utf-8")
+        ).hexdigest()
+        previous = store.get_document(source.doc_id)
+        if previous and (
+            previous.content_hash,
+            previous.extractor_version,
+            previous.mapping_version,
+        ) == (content_hash, EXTRACTOR_VERSION, version):
+            if previous.metadata_hash == metadata_hash:
+                return FileResult(source.doc_id, Outcome.SKIPPED)
+            level = _explicit_or_rules(source, previous, metadata, glossary.profile, store)
+            if not dry_run:
+                store.update_document_metadata(source.doc_id, metadata_hash, level.value)
+            return FileResult(source.doc_id, Outcome.METADATA)
+        check_file(source.path, limits)
+        document = reader_for(source.path).read(source.path)
+        built = _build(source, document, glossary, metadata, store)
+        record = DocumentRecord(
+            doc_id=source.doc_id,
+            source_path=str(source.path.resolve()),
+            content_hash=content_hash,
+            metadata_hash=metadata_hash,
+            size_bytes=source.path.stat().st_size,
+            kind=source.path.suffix.lower().lstrip("."),
+            sensitivity=built.sensitivity.value,
+            extractor_version=EXTRACTOR_VERSION,
+            mapping_version=version,
+        )
+        if not dry_run:
+            store.replace_document(record, built.facts, built.blocks, built.review)
+        return FileResult(
+            source.doc_id, Outcome.INGESTED, len(built.facts), len(built.blocks), len(built.review)
+        )
+    except IngestError as exc:
+        return FileResult(source.doc_id, Outcome.FAILED, error=str(exc))
+    except OSError as exc:
+        return FileResult(source.doc_id, Outcome.FAILED, error=f"{source.path}: {exc.strerror}")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _metadata(path: Path) -> dict[str, object]:
+    sidecar = path.with_name(path.name + METADATA_SUFFIX)
+    if not sidecar.is_file():
+        return {}
+    try:
+        data = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise IngestError(f"{sidecar}: metadata is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise IngestError(f"{sidecar}: metadata must be a JSON object")
+    if "sensitivity" in data:
+        try:
+            Sensitivity.parse(str(data["sensitivity"]))
+        except ValueError as exc:
+            raise IngestError(f"{sidecar}: {exc}") from None
+    return data
+
+
+def _explicit(metadata: dict[str, object]) -> str | None:
+    value = metadata.get("sensitivity")
+    return str(value) if value else None
+
+
+def _explicit_or_rules(
+    source: SourceFile,
+    previous: DocumentRecord,
+    metadata: dict[str, object],
+    profile: DomainProfile,
+    store: SQLiteWorkspaceStore,
+) -> Sensitivity:
+    """Re-derive the level when only metadata changed, from the stored text (no re-read)."""
+    text = "\n".join(b.text for b in store.list_blocks(previous.doc_id))
+    return resolve_sensitivity(source.path.name, text, profile, _explicit(metadata))
+
+
+@dataclass
+class _Built:
+    sensitivity: Sensitivity
+    facts: list[Fact]
+    blocks: list[TextBlockRow]
+    review: list[ReviewItem]
+
+
+def _build(
+    source: SourceFile,
+    document: ExtractedDocument,
+    glossary: Glossary,
+    metadata: dict[str, object],
+    store: SQLiteWorkspaceStore,
+) -> _Built:
+    profile = glossary.profile
+    text = "\n".join(
+        [b.text for b in document.blocks]
+        + [c.text for t in document.tables for row in t.cells for c in row]
+    )
+    level = resolve_sensitivity(source.path.name, text, profile, _explicit(metadata))
+    title = _doc_title(document, source)
+    candidates: list[CandidateFact] = []
+    pending: list[ReviewCandidate] = []
+    for table in document.tables:
+        mapped = map_table(table, glossary, title)
+        candidates += mapped.facts
+        pending += mapped.review
+    for issue in document.issues:
+        reason = (
+            ReviewReason.NEEDS_OCR if "ocr" in issue.reason.lower() else ReviewReason.UNREADABLE
+        )
+        pending.append(ReviewCandidate(issue.locator, reason, issue.reason))
+    accepted, conflicts = _check_conflicts(source.doc_id, candidates, store)
+    pending += conflicts
+
+    def as_fact(candidate: CandidateFact) -> Fact:
+        entity = profile.entity(candidate.entity)
+        return Fact(
+            candidate.metric_code,
+            candidate.entity,
+            entity.geography if entity else "",
+            candidate.channel,
+            candidate.period.type,
+            candidate.period.period,
+            candidate.value,
+            candidate.unit,
+            source.doc_id,
+            candidate.locator,
+            sensitivity=level.value,
+            extractor_version=EXTRACTOR_VERSION,
+        )
+
+    review = [
+        ReviewItem(
+            doc_id=source.doc_id,
+            locator=p.locator,
+            reason=p.reason.value,
+            detail=p.detail,
+            proposed=_proposal(as_fact(p.fact)) if p.fact else None,
+            sensitivity=level.value,
+        )
+        for p in pending
+    ]
+    blocks = [
+        _block_row(
+            source.doc_id, i, block.locator, block.kind, block.title, block.text, level, glossary
+        )
+        for i, block in enumerate(document.blocks)
+        if block.text.strip()
+    ]
+    return _Built(level, [as_fact(c) for c in accepted], blocks, review)
+
+
+def _proposal(fact: Fact) -> dict[str, object]:
+    return {k: v for k, v in asdict(fact).items() if k not in ("review_status", "ingested_at")}
+
+
+def _doc_title(document: ExtractedDocument, source: SourceFile) -> str:
+    if document.title:
+        return document.title
+    for block in document.blocks:
+        if block.kind in ("title", "heading") and block.text.strip():
+            return block.text.strip().splitlines()[0]
+    return source.path.stem
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _check_conflicts(
+    doc_id: str, candidates: list[CandidateFact], store: SQLiteWorkspaceStore
+) -> tuple[list[CandidateFact], list[ReviewCandidate]]:
+    """Keep the first statement of each key; a different value later, here or in another
+    document already stored, is a conflict for a reviewer — never a silent overwrite."""
+    accepted: dict[tuple[str, str, str, str, str], CandidateFact] = {}
+    conflicts: list[ReviewCandidate] = []
+    for fact in candidates:
+        earlier = accepted.get(fact.key)
+        if earlier is not None:
+            if not (_same(earlier.value, fact.value) and earlier.unit == fact.unit):
+                conflicts.append(
+                    ReviewCandidate(
+                        fact.locator,
+                        ReviewReason.CONFLICT,
+                        f"this document also states {earlier.value:g} {earlier.unit} at "
+                        f"{earlier.locator}",
+                        fact,
+                    )
+                )
+            continue
+        others = [
+            o
+            for o in store.approved_values(fact.key, exclude_doc=doc_id)
+            if not (_same(o.value, fact.value) and o.unit == fact.unit)
+        ]
+        if others:
+            first = others[0]
+            conflicts.append(
+                ReviewCandidate(
+                    fact.locator,
+                    ReviewReason.CONFLICT,
+                    f"{first.source_doc_id} states {first.value:g} {first.unit} at "
+                    f"{first.source_locator}",
+                    fact,
+                )
+            )
+            continue
+        accepted[fact.key] = fact
+    return list(accepted.values()), conflicts
+
+
+def _block_row(
+    doc_id: str,
+    position: int,
+    locator: str,
+    kind: str,
+    title: str,
+    text: str,
+    level: Sensitivity,
+    glossary: Glossary,
+) -> TextBlockRow:
+    """A block with the entities and periods it mentions, for retrieval's metadata filters."""
+    both = f"{title}\n{text}"
+    masked = mask(both, ((h.start, h.end) for h in glossary.competitors.finditer(both)))
+    entities = tuple(
+        dict.fromkeys(h.code for h in glossary.match_terms(masked).hits if h.kind == ENTITY)
+    )
+    periods = tuple(
+        dict.fromkeys(
+            p.period.label
+            for p in find_periods(masked, calendar=glossary.calendar)
+            if not p.relative
+        )
+    )
+    return TextBlockRow(
+        doc_id,
+        position,
+        locator,
+        kind,
+        title,
+        text,
+        level.value,
+        detect_language(text),
+        entities,
+        periods,
+    )

@@ -1,0 +1,364 @@
+"""Turn one extracted table into candidate facts and review items — nothing guessed.
+
+The grid is read the way an analyst reads it: leading rows without numbers are column
+headers, leading columns without numbers are row headers, and every number cell takes its
+metric, entity, period and channel from its row and column headers. Whatever the headers do
+not say comes from the table's title (metric, channel, entity, period) and then, for entity and
+period only, from the text around the table and the document title — prose mentions metrics
+and channels in passing, so those are never taken from it. Anything that cannot be pinned
+down becomes a review item with its reason and locator instead of a fact.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from ragspine.ingestion.labels import LabelReading, read_label
+from ragspine.ingestion.model import Cell, LocatorStyle, Table
+from ragspine.ingestion.numbers import (
+    ParsedNumber,
+    UnitSpec,
+    parse_number,
+    unit_from_number_format,
+)
+from ragspine.profile.glossary import Glossary
+from ragspine.profile.model import MetricKind
+from ragspine.profile.periods import Period, find_periods
+
+
+class ReviewReason(StrEnum):
+    CONFLICT = "conflict"
+    UNMAPPED_LABEL = "unmapped_label"
+    AMBIGUOUS_ENTITY = "ambiguous_entity"
+    MISSING_ENTITY = "missing_entity"
+    MISSING_PERIOD = "missing_period"
+    MISSING_METRIC = "missing_metric"
+    LOW_CONFIDENCE = "low_confidence"
+    UNIT_MISMATCH = "unit_mismatch"
+    NEEDS_OCR = "needs_ocr"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True)
+class CandidateFact:
+    """A fact as read from a table, before the document's lineage fields are attached."""
+
+    metric_code: str
+    entity: str
+    channel: str
+    period: Period
+    value: float
+    unit: str
+    locator: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.metric_code, self.entity, self.period.type, self.period.period, self.channel)
+
+
+@dataclass(frozen=True)
+class ReviewCandidate:
+    locator: str
+    reason: ReviewReason
+    detail: str
+    fact: CandidateFact | None = None
+
+
+@dataclass
+class TableMapping:
+    facts: list[CandidateFact] = field(default_factory=list)
+    review: list[ReviewCandidate] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """What the table's surroundings say, resolved once per table."""
+
+    entity: str | None
+    entity_problem: ReviewReason | None
+    period: Period | None
+    metric: str | None
+    channel: str | None
+    units: tuple[UnitSpec, ...]
+
+
+def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMapping:
+    grid = table.cells
+    numbers = [[_number(cell) for cell in row] for row in grid]
+    header_rows = _leading(len(grid), lambda r: all(n is None for n in numbers[r]))
+    data = range(header_rows, len(grid))
+    header_cols = _leading(table.n_cols, lambda c: all(_at(numbers, r, c) is None for r in data))
+    col_labels = [
+        read_label(_header_text(table, c, header_rows), glossary) for c in range(table.n_cols)
+    ]
+    row_labels = [read_label(_row_text(table, r, header_cols), glossary) for r in range(len(grid))]
+    chain = _chain(table, glossary, doc_title)
+    result = TableMapping()
+    skipped_rows = _unmapped_rows(table, row_labels, numbers, header_rows, header_cols, result)
+    skipped_cols = _unmapped_cols(table, col_labels, numbers, header_rows, header_cols, result)
+    table_problems: dict[ReviewReason, str] = {}
+    for r in data:
+        if r in skipped_rows:
+            continue
+        for c in range(header_cols, len(grid[r])):
+            parsed = numbers[r][c]
+            if parsed is None or c in skipped_cols:
+                continue
+            _map_cell(
+                table,
+                grid[r][c],
+                parsed,
+                row_labels[r],
+                col_labels[c],
+                chain,
+                glossary,
+                result,
+                table_problems,
+            )
+    if table_problems:
+        # One problem with the table's context spoils every number in it: review the table.
+        result.facts.clear()
+        result.review = [r for r in result.review if r.reason == ReviewReason.UNMAPPED_LABEL]
+        result.review += [
+            ReviewCandidate(table.locator_prefix, reason, detail)
+            for reason, detail in table_problems.items()
+        ]
+    return result
+
+
+def _leading(count: int, is_header: Callable[[int], bool]) -> int:
+    n = 0
+    while n < count and is_header(n):
+        n += 1
+    return n
+
+
+def _at(numbers: list[list[ParsedNumber | None]], r: int, c: int) -> ParsedNumber | None:
+    row = numbers[r]
+    return row[c] if c < len(row) else None
+
+
+def _number(cell: Cell) -> ParsedNumber | None:
+    """The number in a value cell; a bare year ("2024") is a header, not a value."""
+    text = unicodedata.normalize("NFKC", cell.text).strip()
+    if _is_period(text):
+        return None
+    if cell.value is not None and math.isfinite(cell.value):
+        parsed = parse_number(text)
+        approximate = parsed.approximate if parsed else False
+        return ParsedNumber(cell.value, "%" in cell.number_format, approximate)
+    return parse_number(text)
+
+
+def _is_period(text: str) -> bool:
+    matches = find_periods(text)
+    return len(matches) == 1 and (matches[0].start, matches[0].end) == (0, len(text))
+
+
+def _joined(texts: list[str]) -> str:
+    """Header cells joined in order; a merged cell repeats, so consecutive repeats collapse."""
+    out: list[str] = []
+    for text in texts:
+        text = text.strip()
+        if text and (not out or out[-1] != text):
+            out.append(text)
+    return " ".join(out)
+
+
+def _header_text(table: Table, col: int, header_rows: int) -> str:
+    return _joined([c.text for r in range(header_rows) if (c := table.cell(r, col)) is not None])
+
+
+def _row_text(table: Table, row: int, header_cols: int) -> str:
+    return _joined(
+        [c.text for col in range(header_cols) if (c := table.cell(row, col)) is not None]
+    )
+
+
+def _label_locator(table: Table, cell: Cell) -> str:
+    if table.locator_style == LocatorStyle.CELL:
+        return f"{table.locator_prefix},cell={cell.ref}"
+    return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
+
+
+def _value_locator(table: Table, cell: Cell, row: LabelReading, col: LabelReading) -> str:
+    if table.locator_style == LocatorStyle.CELL:
+        return f"{table.locator_prefix},cell={cell.ref}"
+    if table.locator_style == LocatorStyle.SEMANTIC:
+        return f"{table.locator_prefix},row={row.key or cell.row + 1},col={col.key or cell.col + 1}"
+    return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
+
+
+def _unmapped_rows(
+    table: Table,
+    labels: list[LabelReading],
+    numbers: list[list[ParsedNumber | None]],
+    header_rows: int,
+    header_cols: int,
+    result: TableMapping,
+) -> set[int]:
+    skipped: set[int] = set()
+    for r in range(header_rows, table.n_rows):
+        label = labels[r]
+        if label.covered or not any(numbers[r]):
+            continue
+        skipped.add(r)
+        cells = [c for col in range(header_cols) if (c := table.cell(r, col)) and c.text.strip()]
+        anchor = cells[-1] if cells else table.cells[r][0]
+        result.review.append(
+            ReviewCandidate(
+                _label_locator(table, anchor),
+                ReviewReason.UNMAPPED_LABEL,
+                f"row label {label.text!r} is not in the glossary",
+            )
+        )
+    return skipped
+
+
+def _unmapped_cols(
+    table: Table,
+    labels: list[LabelReading],
+    numbers: list[list[ParsedNumber | None]],
+    header_rows: int,
+    header_cols: int,
+    result: TableMapping,
+) -> set[int]:
+    skipped: set[int] = set()
+    for c in range(header_cols, table.n_cols):
+        label = labels[c]
+        has_values = any(_at(numbers, r, c) for r in range(header_rows, table.n_rows))
+        if label.covered or not has_values:
+            continue
+        skipped.add(c)
+        cells = [x for r in range(header_rows) if (x := table.cell(r, c)) and x.text.strip()]
+        anchor = cells[-1] if cells else table.cells[0][c]
+        result.review.append(
+            ReviewCandidate(
+                _label_locator(table, anchor),
+                ReviewReason.UNMAPPED_LABEL,
+                f"column label {label.text!r} is not in the glossary",
+            )
+        )
+    return skipped
+
+
+def _chain(table: Table, glossary: Glossary, doc_title: str) -> _Chain:
+    title = read_label(table.title, glossary, prose=True)
+    around = [read_label(t, glossary, prose=True) for t in (*table.context, doc_title) if t]
+    entity: str | None = None
+    problem: ReviewReason | None = ReviewReason.MISSING_ENTITY
+    for source in (title, *around):
+        if source.entities:
+            entity = source.entities[0] if len(source.entities) == 1 else None
+            problem = None if entity else ReviewReason.AMBIGUOUS_ENTITY
+            break
+    period = next((s.periods[0] for s in (title, *around) if len(s.periods) == 1), None)
+    return _Chain(
+        entity=entity,
+        entity_problem=problem,
+        period=period,
+        metric=title.metrics[0] if len(title.metrics) == 1 else None,
+        channel=title.channels[0] if len(title.channels) == 1 else None,
+        units=tuple(s.unit for s in (title, *around) if s.unit is not None),
+    )
+
+
+def _map_cell(
+    table: Table,
+    cell: Cell,
+    parsed: ParsedNumber,
+    row: LabelReading,
+    col: LabelReading,
+    chain: _Chain,
+    glossary: Glossary,
+    result: TableMapping,
+    problems: dict[ReviewReason, str],
+) -> None:
+    metric = (row.metrics or col.metrics or ((chain.metric,) if chain.metric else ()))[:1]
+    period = (row.periods or col.periods or ((chain.period,) if chain.period else ()))[:1]
+    entity = (row.entities or col.entities)[:1]
+    if not metric:
+        problems.setdefault(ReviewReason.MISSING_METRIC, "no metric in the headers or title")
+        return
+    if not period:
+        problems.setdefault(ReviewReason.MISSING_PERIOD, "no period in the headers or title")
+        return
+    if not entity:
+        if chain.entity is None:
+            reason = chain.entity_problem or ReviewReason.MISSING_ENTITY
+            problems.setdefault(reason, "the table's title and context do not name one entity")
+            return
+        entity = (chain.entity,)
+    channel = row.channels or col.channels or (chain.channel,) if chain.channel else ()
+    channel_code = row.channels or col.channels or ((chain.channel,) if chain.channel else ())
+    del channel
+    definition = glossary.profile.metric(metric[0])
+    assert definition is not None
+    locator = _value_locator(table, cell, row, col)
+    unit, value = _unit_and_value(cell, parsed, row, col, chain, definition.kind, definition.unit)
+    fact = CandidateFact(
+        metric_code=metric[0],
+        entity=entity[0],
+        channel=channel_code[0] if channel_code else glossary.profile.defaults.channel,
+        period=period[0],
+        value=value,
+        unit=unit,
+        locator=locator,
+    )
+    if unit == _MISMATCH:
+        result.review.append(
+            ReviewCandidate(
+                locator,
+                ReviewReason.UNIT_MISMATCH,
+                f"{metric[0]} is a {definition.kind.value} metric but the cell is a percentage "
+                "or the header names another unit",
+            )
+        )
+    elif parsed.approximate:
+        result.review.append(
+            ReviewCandidate(
+                locator,
+                ReviewReason.LOW_CONFIDENCE,
+                f"cell text {cell.text!r} is approximate or footnoted",
+                fact,
+            )
+        )
+    else:
+        result.facts.append(fact)
+
+
+_MISMATCH = "?"
+
+
+def _unit_and_value(
+    cell: Cell,
+    parsed: ParsedNumber,
+    row: LabelReading,
+    col: LabelReading,
+    chain: _Chain,
+    kind: MetricKind,
+    default_unit: str,
+) -> tuple[str, float]:
+    """The normalised unit and value; ``_MISMATCH`` when the unit contradicts the metric."""
+    spec: UnitSpec | None
+    if parsed.percent:
+        from_format = cell.value is not None and "%" in cell.number_format
+        spec = (
+            unit_from_number_format(cell.number_format)
+            if from_format
+            else UnitSpec("PCT", percent=True)
+        )
+    else:
+        declared = [u for u in (row.unit, col.unit, *chain.units) if u is not None]
+        spec = declared[0] if declared else None
+    if spec is None:
+        return default_unit, parsed.value
+    value = round(parsed.value * spec.factor, 9)
+    is_pct = spec.unit == "PCT"
+    if (kind == MetricKind.RATIO) != is_pct:
+        return _MISMATCH, value
+    return spec.unit, value

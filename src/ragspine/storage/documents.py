@@ -1,0 +1,75 @@
+"""What ingestion stores besides facts: the manifest, text blocks and the review queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class DocumentRecord:
+    """One manifest row: which bytes, metadata and code versions produced a document's rows.
+
+    A file is skipped when its content hash, metadata hash and both versions are unchanged.
+    """
+
+    doc_id: str
+    source_path: str
+    content_hash: str
+    metadata_hash: str
+    size_bytes: int
+    kind: str
+    sensitivity: str
+    extractor_version: str
+    mapping_version: str
+    ingested_at: str = ""
+    n_facts: int = 0
+    n_blocks: int = 0
+    n_review: int = 0
+
+
+@dataclass(frozen=True)
+class TextBlockRow:
+    """Prose from a document at one structural position, with the codes it mentions."""
+
+    doc_id: str
+    position: int
+    locator: str
+    kind: str
+    title: str
+    text: str
+    sensitivity: str
+    language: str
+    entities: tuple[str, ...] = ()
+    periods: tuple[str, ...] = ()
+
+
+class ReviewState(StrEnum):
+    OPEN = "open"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """Something ingestion would not decide alone. ``proposed`` is the fact it would write."""
+
+    doc_id: str
+    locator: str
+    reason: str
+    detail: str
+    proposed: dict[str, object] | None = None
+    item_id: int = 0
+    state: ReviewState = ReviewState.OPEN
+    sensitivity: str = "INTERNAL"
+    created_at: str = ""
+    resolved_at: str = ""
+    corrected_value: float | None = None
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    item_id: int
+    action: str
+    detail: str
+    at: str

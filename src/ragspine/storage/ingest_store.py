@@ -1,0 +1,321 @@
+"""The embedded workspace store: facts plus the manifest, text blocks and the review queue.
+
+Everything one document contributes is replaced in ONE transaction, so a reader never sees
+half a document and a failed write leaves the previous version intact.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ragspine.storage.documents import (
+    AuditEntry,
+    DocumentRecord,
+    ReviewItem,
+    ReviewState,
+    TextBlockRow,
+)
+from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestamp
+from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
+
+_COMPONENT = "ingest"
+SCHEMA_VERSION = 1
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS documents (
+        doc_id TEXT PRIMARY KEY,
+        source_path TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        metadata_hash TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        sensitivity TEXT NOT NULL,
+        extractor_version TEXT NOT NULL,
+        mapping_version TEXT NOT NULL,
+        ingested_at TEXT NOT NULL,
+        n_facts INTEGER NOT NULL,
+        n_blocks INTEGER NOT NULL,
+        n_review INTEGER NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS text_blocks (
+        doc_id TEXT NOT NULL CHECK (doc_id <> ''),
+        position INTEGER NOT NULL,
+        locator TEXT NOT NULL CHECK (locator <> ''),
+        kind TEXT NOT NULL,
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        sensitivity TEXT NOT NULL,
+        language TEXT NOT NULL,
+        entities TEXT NOT NULL,
+        periods TEXT NOT NULL,
+        PRIMARY KEY (doc_id, position)
+    )""",
+    """CREATE TABLE IF NOT EXISTS review_items (
+        item_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        doc_id TEXT NOT NULL,
+        locator TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        proposed TEXT,
+        state TEXT NOT NULL CHECK (state IN ('open', 'approved', 'rejected')),
+        sensitivity TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        resolved_at TEXT NOT NULL DEFAULT '',
+        corrected_value REAL
+    )""",
+    "CREATE INDEX IF NOT EXISTS review_items_doc ON review_items (doc_id)",
+    """CREATE TABLE IF NOT EXISTS review_audit (
+        audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        item_id INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        at TEXT NOT NULL
+    )""",
+)
+
+_DOC_COLUMNS = (
+    "doc_id, source_path, content_hash, metadata_hash, size_bytes, kind, sensitivity, "
+    "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review"
+)
+_BLOCK_COLUMNS = (
+    "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
+)
+_REVIEW_COLUMNS = (
+    "item_id, doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, "
+    "resolved_at, corrected_value"
+)
+
+
+class SQLiteWorkspaceStore(SQLiteFactStore):
+    """The fact store plus ingestion's tables, in the same SQLite file and transactions."""
+
+    def init_schema(self) -> None:
+        super().init_schema()
+        with self._transaction("create the ingestion schema") as conn:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
+                (_COMPONENT, SCHEMA_VERSION),
+            )
+
+    # --- documents ---------------------------------------------------------------------
+
+    def get_document(self, doc_id: str) -> DocumentRecord | None:
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = ?", (doc_id,))
+        return DocumentRecord(*rows[0]) if rows else None
+
+    def list_documents(self) -> list[DocumentRecord]:
+        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
+        return [DocumentRecord(*row) for row in rows]
+
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        facts: Sequence[Fact],
+        blocks: Sequence[TextBlockRow],
+        review: Sequence[ReviewItem],
+    ) -> None:
+        """Swap in everything one document contributes, atomically."""
+        doc_id = record.doc_id
+        for fact in facts:
+            if fact.source_doc_id != doc_id:
+                raise ValueError(f"fact of {fact.source_doc_id!r} filed under {doc_id!r}")
+        now = utc_timestamp()
+        with self._transaction(f"replace document {doc_id!r}") as conn:
+            for table in ("fact_metric", "text_blocks", "review_items"):
+                column = "source_doc_id" if table == "fact_metric" else "doc_id"
+                conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (doc_id,))
+            conn.executemany(FACT_UPSERT_SQL, rows_of(facts))
+            conn.executemany(
+                f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_block_row(b) for b in blocks],
+            )
+            conn.executemany(
+                "INSERT INTO review_items (doc_id, locator, reason, detail, proposed, state, "
+                "sensitivity, created_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
+                [
+                    (doc_id, r.locator, r.reason, r.detail, _json(r.proposed), r.sensitivity, now)
+                    for r in review
+                ],
+            )
+            conn.execute(
+                f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
+                f"VALUES ({', '.join('?' for _ in range(13))})",
+                (
+                    *_doc_values(record),
+                    record.ingested_at or now,
+                    len(facts),
+                    len(blocks),
+                    len(review),
+                ),
+            )
+
+    def update_document_metadata(self, doc_id: str, metadata_hash: str, sensitivity: str) -> None:
+        """Same bytes, new metadata: re-apply sensitivity to every row of the document."""
+        with self._transaction(f"update metadata of {doc_id!r}") as conn:
+            conn.execute(
+                "UPDATE documents SET metadata_hash = ?, sensitivity = ? WHERE doc_id = ?",
+                (metadata_hash, sensitivity, doc_id),
+            )
+            conn.execute(
+                "UPDATE fact_metric SET sensitivity = ? WHERE source_doc_id = ?",
+                (sensitivity, doc_id),
+            )
+            for table in ("text_blocks", "review_items"):
+                conn.execute(
+                    f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ?", (sensitivity, doc_id)
+                )
+
+    def remove_document(self, doc_id: str) -> None:
+        with self._transaction(f"remove document {doc_id!r}") as conn:
+            conn.execute("DELETE FROM fact_metric WHERE source_doc_id = ?", (doc_id,))
+            for table in ("text_blocks", "review_items", "documents"):
+                conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
+
+    # --- facts across documents ----------------------------------------------------------
+
+    def approved_values(self, key: tuple[str, str, str, str, str], exclude_doc: str) -> list[Fact]:
+        """Approved facts of other documents for one key (any sensitivity): conflict checks."""
+        rows = self._query(
+            f"SELECT {', '.join(FACT_FIELDS)} FROM fact_metric WHERE metric_code = ? "
+            "AND entity = ? AND period_type = ? AND period = ? AND channel = ? "
+            "AND source_doc_id <> ? AND review_status = ? "
+            "ORDER BY source_doc_id",
+            (*key, exclude_doc, ReviewStatus.APPROVED.value),
+        )
+        return [Fact(*row) for row in rows]
+
+    # --- text blocks -----------------------------------------------------------------------
+
+    def list_blocks(self, doc_id: str | None = None) -> list[TextBlockRow]:
+        where, params = ("WHERE doc_id = ? ", (doc_id,)) if doc_id else ("", ())
+        rows = self._query(
+            f"SELECT {_BLOCK_COLUMNS} FROM text_blocks {where}ORDER BY doc_id, position", params
+        )
+        return [_block_from_row(row) for row in rows]
+
+    def count_blocks(self) -> int:
+        return int(self._query("SELECT COUNT(*) FROM text_blocks")[0][0])
+
+    # --- review queue ----------------------------------------------------------------------
+
+    def list_review(self, state: ReviewState | None = None) -> list[ReviewItem]:
+        where, params = ("WHERE state = ? ", (state.value,)) if state else ("", ())
+        rows = self._query(
+            f"SELECT {_REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id", params
+        )
+        return [_review_from_row(row) for row in rows]
+
+    def get_review(self, item_id: int) -> ReviewItem | None:
+        rows = self._query(
+            f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE item_id = ?", (item_id,)
+        )
+        return _review_from_row(rows[0]) if rows else None
+
+    def resolve_review(
+        self,
+        item_id: int,
+        state: ReviewState,
+        *,
+        fact: Fact | None = None,
+        superseded: Sequence[Fact] = (),
+        corrected_value: float | None = None,
+        note: str = "",
+    ) -> None:
+        """Close an item; an approval writes its fact and retires conflicting ones, atomically."""
+        now = utc_timestamp()
+        with self._transaction(f"resolve review item {item_id}") as conn:
+            if fact is not None:
+                conn.executemany(FACT_UPSERT_SQL, rows_of([fact]))
+            for old in superseded:
+                conn.execute(
+                    "UPDATE fact_metric SET review_status = ? WHERE metric_code = ? AND "
+                    "entity = ? AND period_type = ? AND period = ? AND channel = ? AND "
+                    "source_doc_id = ?",
+                    (ReviewStatus.REJECTED.value, *old.natural_key, old.source_doc_id),
+                )
+            conn.execute(
+                "UPDATE review_items SET state = ?, resolved_at = ?, corrected_value = ? "
+                "WHERE item_id = ?",
+                (state.value, now, corrected_value, item_id),
+            )
+            conn.execute(
+                "INSERT INTO review_audit (item_id, action, detail, at) VALUES (?, ?, ?, ?)",
+                (item_id, state.value, note, now),
+            )
+
+    def audit_log(self, item_id: int | None = None) -> list[AuditEntry]:
+        where, params = ("WHERE item_id = ? ", (item_id,)) if item_id is not None else ("", ())
+        rows = self._query(
+            f"SELECT item_id, action, detail, at FROM review_audit {where}ORDER BY audit_id", params
+        )
+        return [AuditEntry(*row) for row in rows]
+
+
+def _json(value: dict[str, object] | None) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _doc_values(record: DocumentRecord) -> tuple[object, ...]:
+    return (
+        record.doc_id,
+        record.source_path,
+        record.content_hash,
+        record.metadata_hash,
+        record.size_bytes,
+        record.kind,
+        record.sensitivity,
+        record.extractor_version,
+        record.mapping_version,
+    )
+
+
+def _block_row(block: TextBlockRow) -> tuple[object, ...]:
+    return (
+        block.doc_id,
+        block.position,
+        block.locator,
+        block.kind,
+        block.title,
+        block.text,
+        block.sensitivity,
+        block.language,
+        ",".join(block.entities),
+        ",".join(block.periods),
+    )
+
+
+def _block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
+    doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods = row
+    return TextBlockRow(
+        doc_id,
+        position,
+        locator,
+        kind,
+        title,
+        text,
+        sensitivity,
+        language,
+        entities=tuple(filter(None, str(entities).split(","))),
+        periods=tuple(filter(None, str(periods).split(","))),
+    )
+
+
+def _review_from_row(row: tuple[object, ...]) -> ReviewItem:
+    item_id, doc_id, locator, reason, detail, proposed, state, sens, created, resolved, fixed = row
+    return ReviewItem(
+        doc_id=str(doc_id),
+        locator=str(locator),
+        reason=str(reason),
+        detail=str(detail),
+        proposed=json.loads(str(proposed)) if proposed else None,
+        item_id=int(str(item_id)),
+        state=ReviewState(str(state)),
+        sensitivity=str(sens),
+        created_at=str(created),
+        resolved_at=str(resolved),
+        corrected_value=float(str(fixed)) if fixed is not None else None,
+    )

@@ -1,0 +1,209 @@
+"""Tables → candidate facts and review items, per the mapping rules in ingestion/tables.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from ragspine.ingestion.labels import read_label
+from ragspine.ingestion.model import Cell, LocatorStyle, Table
+from ragspine.ingestion.tables import ReviewReason, map_table
+from ragspine.profile.glossary import Glossary, default_glossary
+
+
+@pytest.fixture(scope="module")
+def glossary() -> Glossary:
+    return default_glossary()
+
+
+def table(
+    rows: Sequence[Sequence[str]],
+    *,
+    title: str = "",
+    context: Sequence[str] = (),
+    prefix: str = "slide=2,table=1",
+    style: LocatorStyle = LocatorStyle.SEMANTIC,
+) -> Table:
+    cells = tuple(
+        tuple(Cell(r, c, text, ref=f"{chr(65 + c)}{r + 1}") for c, text in enumerate(row))
+        for r, row in enumerate(rows)
+    )
+    return Table(cells, prefix, style, title, tuple(context))
+
+
+def facts_of(mapped) -> set[tuple[str, str, str, str, float, str, str]]:  # type: ignore[no-untyped-def]
+    return {
+        (f.metric_code, f.entity, f.channel, f.period.label, f.value, f.unit, f.locator)
+        for f in mapped.facts
+    }
+
+
+def test_labels_must_be_fully_explained(glossary: Glossary) -> None:
+    assert read_label("收入（百万美元）", glossary).covered
+    assert read_label("新业务价值 - 代理人渠道", glossary).key == "NBV/AGENCY"
+    assert not read_label("其他收入", glossary).covered
+    assert not read_label("收入增长率 %", glossary).covered
+    assert not read_label("营运利润率", glossary).covered
+    assert read_label("2025 Q3", glossary).key == "2025Q3"
+    assert read_label("去年", glossary).periods == ()  # documents use absolute periods only
+
+
+def test_metric_rows_by_period_columns_with_entity_from_title(glossary: Glossary) -> None:
+    mapped = map_table(
+        table(
+            [
+                ["指标（百万美元）", "FY2023", "FY2024"],
+                ["收入", "1,210", "1,320"],
+                ["营运利润", "(45)", "310"],
+            ],
+            title="中国内地业务",
+        ),
+        glossary,
+    )
+    assert facts_of(mapped) == {
+        (
+            "REVENUE",
+            "ACME_CN",
+            "TOTAL",
+            "FY2023",
+            1210.0,
+            "USD_M",
+            "slide=2,table=1,row=REVENUE,col=FY2023",
+        ),
+        (
+            "REVENUE",
+            "ACME_CN",
+            "TOTAL",
+            "FY2024",
+            1320.0,
+            "USD_M",
+            "slide=2,table=1,row=REVENUE,col=FY2024",
+        ),
+        (
+            "OPERATING_PROFIT",
+            "ACME_CN",
+            "TOTAL",
+            "FY2023",
+            -45.0,
+            "USD_M",
+            "slide=2,table=1,row=OPERATING_PROFIT,col=FY2023",
+        ),
+        (
+            "OPERATING_PROFIT",
+            "ACME_CN",
+            "TOTAL",
+            "FY2024",
+            310.0,
+            "USD_M",
+            "slide=2,table=1,row=OPERATING_PROFIT,col=FY2024",
+        ),
+    }
+    assert mapped.review == []
+
+
+def test_transposed_table_and_percent_column(glossary: Glossary) -> None:
+    mapped = map_table(
+        table(
+            [["", "Revenue", "NBV margin (%)"], ["1H24", "900", "50"], ["1H25", "1,000", "55.5"]],
+            title="Hong Kong key figures (US$m)",
+        ),
+        glossary,
+    )
+    assert (
+        "NBV_MARGIN",
+        "ACME_HK",
+        "TOTAL",
+        "2025H1",
+        55.5,
+        "PCT",
+        "slide=2,table=1,row=2025H1,col=NBV_MARGIN",
+    ) in facts_of(mapped)
+    assert (
+        "REVENUE",
+        "ACME_HK",
+        "TOTAL",
+        "2024H1",
+        900.0,
+        "USD_M",
+        "slide=2,table=1,row=2024H1,col=REVENUE",
+    ) in facts_of(mapped)
+
+
+def test_merged_headers_combine_year_and_quarter(glossary: Glossary) -> None:
+    mapped = map_table(
+        table([["", "2025", "2025"], ["", "Q2", "Q3"], ["香港 收入", "10", "11"]]), glossary
+    )
+    assert {(f.period.label, f.value) for f in mapped.facts} == {("2025Q2", 10.0), ("2025Q3", 11.0)}
+
+
+def test_unmapped_label_low_confidence_and_unit_mismatch_go_to_review(glossary: Glossary) -> None:
+    mapped = map_table(
+        table(
+            [
+                ["指标", "FY2024"],
+                ["其他收入", "15"],
+                ["净利润", "约100"],
+                ["收入", "12%"],
+                ["新业务价值", "80"],
+            ],
+            title="香港",
+        ),
+        glossary,
+    )
+    reasons = {(r.reason, r.locator) for r in mapped.review}
+    assert reasons == {
+        (ReviewReason.UNMAPPED_LABEL, "slide=2,table=1,row=2,col=1"),
+        (ReviewReason.LOW_CONFIDENCE, "slide=2,table=1,row=NET_PROFIT,col=FY2024"),
+        (ReviewReason.UNIT_MISMATCH, "slide=2,table=1,row=REVENUE,col=FY2024"),
+    }
+    low = next(r for r in mapped.review if r.reason == ReviewReason.LOW_CONFIDENCE)
+    assert low.fact is not None and low.fact.value == 100.0
+    assert {(f.metric_code, f.value) for f in mapped.facts} == {("NBV", 80.0)}
+
+
+@pytest.mark.parametrize(
+    ("title", "reason"),
+    [
+        ("香港与澳门业务对比", ReviewReason.AMBIGUOUS_ENTITY),
+        ("业绩摘要", ReviewReason.MISSING_ENTITY),
+    ],
+)
+def test_table_level_entity_problems_hold_back_every_number(
+    glossary: Glossary, title: str, reason: ReviewReason
+) -> None:
+    mapped = map_table(table([["指标", "FY2024"], ["收入", "10"]], title=title), glossary)
+    assert mapped.facts == []
+    assert [(r.reason, r.locator) for r in mapped.review] == [(reason, "slide=2,table=1")]
+
+
+def test_competitor_in_a_title_does_not_name_the_home_region(glossary: Glossary) -> None:
+    mapped = map_table(
+        table([["指标", "FY2024"], ["收入", "10"]], title="中国竞联人寿对标"), glossary
+    )
+    assert mapped.facts == []
+    assert mapped.review[0].reason == ReviewReason.MISSING_ENTITY
+
+
+def test_cell_and_grid_locators(glossary: Glossary) -> None:
+    rows = [["Metric", "FY2024"], ["Revenue (US$bn)", "1.5"]]
+    by_cell = map_table(
+        table(rows, title="HK", prefix="sheet=HK", style=LocatorStyle.CELL), glossary
+    )
+    assert facts_of(by_cell) == {
+        ("REVENUE", "ACME_HK", "TOTAL", "FY2024", 1500.0, "USD_M", "sheet=HK,cell=B2")
+    }
+    by_grid = map_table(
+        table(rows, title="Table 3: Macau", prefix="page=3,table=1", style=LocatorStyle.GRID),
+        glossary,
+    )
+    assert {f.locator for f in by_grid.facts} == {"page=3,table=1,row=2,col=2"}
+
+
+def test_spreadsheet_percent_values_are_scaled(glossary: Glossary) -> None:
+    cells = (
+        (Cell(0, 0, "指标"), Cell(0, 1, "FY2025")),
+        (Cell(1, 0, "新业务价值利润率"), Cell(1, 1, "55.2%", 0.552, "0.0%", "B2")),
+    )
+    mapped = map_table(Table(cells, "sheet=HK", LocatorStyle.CELL, "HK"), glossary)
+    assert [(f.value, f.unit) for f in mapped.facts] == [(55.2, "PCT")]
