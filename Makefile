@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/ragspine quickstart
+	$(BIN)/ragspine demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts

@@ -283,7 +283,7 @@ def test_init_load_fixtures_ask_round_trip_in_a_real_process(tmp_path: Path) -> 
     missing = run("ask", FOUND_Q, "--workspace", "elsewhere")
 
     assert loaded.returncode == 0
-    assert "Loaded 21 ACME example facts" in loaded.stdout
+    assert "Loaded 21 example facts" in loaded.stdout
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout)["answer"] == FOUND_LINE
     assert missing.returncode == 2

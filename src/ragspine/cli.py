@@ -1,4 +1,4 @@
-"""The ``ragspine`` command line: quickstart, init, load-fixtures and ask.
+"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ingest, review, ask.
 
 Every command runs inside one error wrapper (:func:`guarded`): a ``RagSpineError`` ends with
 ``error: <message>`` on stderr and the exit code from ``ragspine.errors`` (0 success, 1 the
@@ -12,6 +12,7 @@ import io
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Annotated, ParamSpec
 import typer
 from rich.console import Console, Group
 from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.text import Text
 
 from ragspine.agent.agent import KIND_DEGRADED, AgentResult
@@ -33,10 +35,22 @@ from ragspine.agent.llm_provider import (
 )
 from ragspine.agent.response import to_response
 from ragspine.demo.fixtures import load_quickstart_facts
-from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, run_quickstart
-from ragspine.errors import RagSpineError, UsageError, mapping_for
+from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, TRY_QUESTION, run_quickstart
+from ragspine.demo.tour import DEMO_REFERENCE_DATE, run_demo
+from ragspine.errors import RagSpineError, ReviewError, UsageError, mapping_for
 from ragspine.facade import RAGSpine
+from ragspine.ingest_console import (
+    demo_table,
+    ingest_with_progress,
+    print_report,
+    print_review_list,
+)
+from ragspine.ingestion import review
+from ragspine.ingestion.pipeline import FileResult
+from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.documents import ReviewState
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import Workspace
 
 P = ParamSpec("P")
@@ -123,13 +137,13 @@ WorkspaceOption = Annotated[
 
 @_command("quickstart")
 def quickstart() -> None:
-    """Answer sample questions over built-in ACME facts: offline, nothing to set up."""
+    """Answer sample questions over the built-in example facts: offline, nothing to set up."""
     run = run_quickstart()
     console = Console(highlight=False)
     console.print(
         Text.assemble(
             ("RAGSpine quickstart", "bold"),
-            f" — {run.facts_loaded} ACME example facts in a temporary workspace, offline mock "
+            f" — {run.facts_loaded} example facts in a temporary workspace, offline mock "
             f"model, reference date {QUICKSTART_REFERENCE_DATE.isoformat()}",
         )
     )
@@ -151,13 +165,41 @@ def quickstart() -> None:
     console.print("Try your own questions over the same facts:")
     console.print("  ragspine init --workspace ws")
     console.print("  ragspine load-fixtures --workspace ws")
-    console.print('  ragspine ask "澳门FY2025的收入是多少" --workspace ws')
+    console.print(f'  ragspine ask "{TRY_QUESTION}" --workspace ws')
 
 
 def _sources_text(result: AgentResult) -> str:
     if not result.sources:
         return "sources: none"
     return "\n".join(f"source: {s['doc']} · {s['locator']}" for s in result.sources)
+
+
+@_command("demo")
+def demo(
+    workspace: Annotated[
+        Path, typer.Option("--workspace", "-w", help="Where to build the demo workspace.")
+    ] = Path("demo-workspace"),
+) -> None:
+    """Generate the example demo corpus, ingest it, and answer scripted questions offline."""
+    console = Console(highlight=False)
+    with Progress(
+        TextColumn("[bold]demo"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("generating the corpus", total=None)
+
+        def advance(result: FileResult) -> None:
+            progress.update(task, advance=1, description=result.doc_id)
+
+        run = run_demo(workspace, on_file=advance)
+    console.print(f"Corpus: {run.corpus}  ·  workspace: {workspace}")
+    print_report(run.report, console)
+    console.print(demo_table(run, DEMO_REFERENCE_DATE))
+    console.print(f'Ask your own: ragspine ask "<question>" --workspace {workspace}')
 
 
 @_command("init")
@@ -171,11 +213,11 @@ def init(workspace: WorkspaceOption) -> None:
 
 @_command("load-fixtures")
 def load_fixtures(workspace: WorkspaceOption) -> None:
-    """Load the quickstart ACME facts into an existing workspace, to try `ask` right away."""
+    """Load the quickstart example facts into an existing workspace, to try `ask` right away."""
     ws = Workspace.open(workspace)
     with ws.fact_store() as store:
         count = load_quickstart_facts(store)
-    typer.echo(f"Loaded {count} ACME example facts into {ws.root}.")
+    typer.echo(f"Loaded {count} example facts into {ws.root}.")
 
 
 @_command("ask")
@@ -221,6 +263,108 @@ def _plain_sources(result: AgentResult) -> str:
         return "\nSources: none"
     lines = [f"  - {s['doc']} · {s['locator']}" for s in result.sources]
     return "\n".join(["", "Sources:", *lines])
+
+
+@_command("ingest")
+def ingest_command(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Files or folders (pptx, xlsx, pdf, docx, md, txt).")
+    ],
+    workspace: WorkspaceOption,
+    profile: Annotated[
+        Path | None,
+        typer.Option(help="Domain profile TOML to install in the workspace before ingesting."),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Read and map everything; write nothing.")
+    ] = False,
+) -> None:
+    """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
+    console = Console(stderr=False, highlight=False)
+    if dry_run and not Workspace(workspace).db_path.is_file():
+        store, prof = SQLiteWorkspaceStore(":memory:"), load_profile(profile)
+        store.init_schema()
+    else:
+        ws = Workspace.create(workspace)
+        prof = ws.install_profile(profile) if profile else ws.profile()
+        store = ws.fact_store()
+    with store:
+        report = ingest_with_progress(paths, store, prof, dry_run=dry_run, console=console)
+    print_report(report, console)
+    if report.failures:
+        raise typer.Exit(1)
+
+
+review_app = typer.Typer(
+    help="List, inspect, approve or reject review items.", no_args_is_help=True
+)
+app.add_typer(review_app, name="review")
+
+
+def _review_command(name: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
+    def register(func: Callable[P, None]) -> Callable[P, None]:
+        return review_app.command(name)(guarded(func))
+
+    return register
+
+
+class ReviewFilter(StrEnum):
+    OPEN = "open"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    ALL = "all"
+
+
+@_review_command("list")
+def review_list(
+    workspace: WorkspaceOption,
+    state: Annotated[ReviewFilter, typer.Option(help="Which items to list.")] = ReviewFilter.OPEN,
+) -> None:
+    """List review items (open ones by default)."""
+    with Workspace.open(workspace).fact_store() as store:
+        items = store.list_review(None if state is ReviewFilter.ALL else ReviewState(state.value))
+    print_review_list(items, Console(highlight=False))
+
+
+@_review_command("show")
+def review_show(
+    item_id: Annotated[int, typer.Argument(help="Review item id.")], workspace: WorkspaceOption
+) -> None:
+    """Show one review item with its proposed fact and audit trail."""
+    with Workspace.open(workspace).fact_store() as store:
+        item = store.get_review(item_id)
+        if item is None:
+            raise ReviewError(f"no review item {item_id}")
+        audit = store.audit_log(item_id)
+    typer.echo(json.dumps(asdict(item), ensure_ascii=False, indent=2, default=str))
+    for entry in audit:
+        typer.echo(f"{entry.at} {entry.action}: {entry.detail}")
+
+
+@_review_command("approve")
+def review_approve(
+    item_id: Annotated[int, typer.Argument(help="Review item id.")],
+    workspace: WorkspaceOption,
+    correct: Annotated[
+        float | None, typer.Option(help="Approve with this value instead of the proposed one.")
+    ] = None,
+) -> None:
+    """Approve an item: its fact becomes visible (conflicting facts are retired)."""
+    with Workspace.open(workspace).fact_store() as store:
+        item, changed = review.approve(store, item_id, correct=correct)
+    typer.echo(f"item {item.item_id}: approved" + ("" if changed else " (already approved)"))
+
+
+@_review_command("reject")
+def review_reject(
+    item_id: Annotated[int, typer.Argument(help="Review item id.")],
+    workspace: WorkspaceOption,
+    note: Annotated[str, typer.Option(help="Why it was rejected (kept in the audit log).")] = "",
+) -> None:
+    """Reject an item: nothing is written to the facts."""
+    with Workspace.open(workspace).fact_store() as store:
+        item, changed = review.reject(store, item_id, note=note)
+    typer.echo(f"item {item.item_id}: rejected" + ("" if changed else " (already rejected)"))
 
 
 def main() -> None:

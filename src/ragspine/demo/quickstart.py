@@ -16,6 +16,8 @@ from ragspine.facade import RAGSpine
 from ragspine.workspace import Workspace
 
 QUICKSTART_REFERENCE_DATE = date(2026, 11, 26)
+# Suggested after the showcase, to try `ragspine ask` on a workspace with the same facts.
+TRY_QUESTION = "澳门FY2025的收入是多少"
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Read table headers, titles and captions into controlled codes.
 
 A header *label* maps only when every character is accounted for: aliases (longest first),
-absolute period expressions, unit markers, punctuation and a few connecting words. "其他收入"
-leaves "其他" unexplained, so it does not map to the revenue metric — it goes to review.
+absolute period expressions, unit markers, punctuation and a few connecting words. "其他" +
+a metric alias ("other <metric>") leaves "其他" unexplained, so it does not map to that metric —
+it goes to review.
 Titles and captions are prose, so there aliases are found as substrings instead, after
 competitor names are masked.
 """
@@ -44,7 +45,7 @@ class LabelReading:
 
     @property
     def key(self) -> str:
-        """Codes in a fixed order (period, metric, entity, channel): "FY2024", "NBV/AGENCY"."""
+        """Codes in a fixed order (period, metric, entity, channel), e.g. "FY2024"."""
         parts = [p.label for p in self.periods]
         return "/".join([*parts, *self.metrics, *self.entities, *self.channels])
 

@@ -30,14 +30,7 @@ def approve(
         )
     if correct is not None and not math.isfinite(correct):
         raise ReviewError(f"--correct must be a finite number, not {correct!r}")
-    proposed = dict(item.proposed)
-    if correct is not None:
-        proposed["value"] = correct
-    fact = Fact(
-        **proposed,
-        review_status=ReviewStatus.APPROVED.value,  # type: ignore[arg-type]
-        ingested_at=utc_timestamp(),
-    )
+    fact = _fact(item.proposed, correct)
     superseded = [
         other
         for other in store.approved_values(fact.natural_key, exclude_doc=fact.source_doc_id)
@@ -67,6 +60,35 @@ def reject(store: SQLiteWorkspaceStore, item_id: int, *, note: str = "") -> tupl
         raise ReviewError(f"review item {item_id} was approved; it cannot be rejected now")
     store.resolve_review(item_id, ReviewState.REJECTED, note=note or "rejected")
     return _get(store, item_id), True
+
+
+def _fact(proposed: dict[str, object], correct: float | None) -> Fact:
+    def text(key: str) -> str:
+        return str(proposed[key])
+
+    def optional(key: str) -> str | None:
+        value = proposed.get(key)
+        return None if value is None else str(value)
+
+    value = correct if correct is not None else float(text("value"))
+    return Fact(
+        text("metric_code"),
+        text("entity"),
+        text("geography"),
+        text("channel"),
+        text("period_type"),
+        text("period"),
+        value,
+        text("unit"),
+        text("source_doc_id"),
+        text("source_locator"),
+        sensitivity=text("sensitivity"),
+        review_status=ReviewStatus.APPROVED.value,
+        source_file_hash=optional("source_file_hash"),
+        extractor_version=optional("extractor_version"),
+        mapping_version=optional("mapping_version"),
+        ingested_at=utc_timestamp(),
+    )
 
 
 def _get(store: SQLiteWorkspaceStore, item_id: int) -> ReviewItem:

@@ -1,0 +1,164 @@
+"""Read a PowerPoint deck: per slide its title, body text, notes and tables, in reading order."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+from pptx import Presentation
+from pptx.exc import PythonPptxError
+from pptx.shapes.autoshape import Shape
+from pptx.shapes.base import BaseShape
+from pptx.shapes.graphfrm import GraphicFrame
+from pptx.shapes.group import GroupShape
+from pptx.shapes.picture import Picture
+from pptx.slide import Slide
+from pptx.table import Table as PptxTable
+
+from ragspine.ingestion.model import (
+    Cell,
+    ExtractedDocument,
+    LocatorStyle,
+    ReaderIssue,
+    Table,
+    TextBlock,
+)
+from ragspine.ingestion.readers.boundary import bad_file_errors
+
+
+class PptxReader:
+    """Slides → title/body/notes blocks (``slide=N,…``), SEMANTIC tables (``slide=N,table=k``)."""
+
+    suffixes: tuple[str, ...] = (".pptx",)
+
+    def read(self, path: Path) -> ExtractedDocument:
+        with bad_file_errors(path, "PowerPoint deck", PythonPptxError, etree.LxmlError):
+            presentation = Presentation(str(path))
+            document = ExtractedDocument(path=path, title=presentation.core_properties.title)
+            for number, slide in enumerate(presentation.slides, start=1):
+                _read_slide(slide, number, document)
+            if not document.title:
+                document.title = next((b.text for b in document.blocks if b.kind == "title"), "")
+            return document
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """A leaf shape with its reading-order key and its box on the slide (EMU)."""
+
+    shape: BaseShape
+    order: tuple[int, ...]
+    box: tuple[int, int, int, int]  # left, top, right, bottom
+
+
+def _read_slide(slide: Slide, number: int, document: ExtractedDocument) -> None:
+    title_shape = slide.shapes.title
+    title = _one_line(title_shape.text_frame.text) if title_shape is not None else ""
+    if title:
+        document.blocks.append(TextBlock(title, f"slide={number},title", "title", title))
+    placed = sorted(_leaves(slide.shapes), key=lambda p: p.order)
+    texts = [
+        (p, text)
+        for p in placed
+        if isinstance(p.shape, Shape)
+        and (title_shape is None or p.shape.shape_id != title_shape.shape_id)
+        and (text := _shape_text(p.shape))
+    ]
+    if texts:
+        body = "\n".join(text for _, text in texts)
+        document.blocks.append(TextBlock(body, f"slide={number},body", "body", title))
+    frames = [(p, p.shape) for p in placed if isinstance(p.shape, GraphicFrame)]
+    tables = [(p, frame.table) for p, frame in frames if frame.has_table]
+    for k, (where, table) in enumerate(tables, start=1):
+        nearest_first = sorted(texts, key=lambda item: _gap(item[0], where))
+        document.tables.append(
+            Table(
+                cells=_grid(table),
+                locator_prefix=f"slide={number},table={k}",
+                locator_style=LocatorStyle.SEMANTIC,
+                title=title,
+                context=tuple(text for _, text in nearest_first),
+            )
+        )
+    charts = sum(frame.has_chart for _, frame in frames)
+    for k in range(1, charts + 1):
+        document.issues.append(
+            ReaderIssue(
+                f"slide={number},chart={k}", "chart not read: its numbers are not extracted"
+            )
+        )
+    if not (title or texts or tables) and any(isinstance(p.shape, Picture) for p in placed):
+        document.issues.append(
+            ReaderIssue(f"slide={number}", "needs OCR: slide has pictures but no text")
+        )
+    notes = _notes(slide)
+    if notes:
+        document.blocks.append(TextBlock(notes, f"slide={number},notes", "notes", title))
+
+
+def _leaves(shapes: Iterable[BaseShape], order: tuple[int, ...] = ()) -> Iterator[_Placed]:
+    """Shapes with groups opened: a group sorts as one unit, its members inside it."""
+    for shape in shapes:
+        left, top = shape.left or 0, shape.top or 0
+        key = (*order, top, left)
+        if isinstance(shape, GroupShape):
+            yield from _leaves(shape.shapes, key)
+        else:
+            # A group member's offsets are in its group's child space, which equals slide
+            # space unless that group was scaled; close enough to rank what is near a table.
+            box = (left, top, left + (shape.width or 0), top + (shape.height or 0))
+            yield _Placed(shape, key, box)
+
+
+def _shape_text(shape: Shape) -> str:
+    if not shape.has_text_frame:
+        return ""
+    lines = (p.text.replace("\v", "\n").strip() for p in shape.text_frame.paragraphs)
+    return "\n".join(line for line in lines if line)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.replace("\v", " ").split())
+
+
+def _gap(a: _Placed, b: _Placed) -> float:
+    """Distance between two boxes' nearest edges (0 when they overlap)."""
+    dx = max(0, a.box[0] - b.box[2], b.box[0] - a.box[2])
+    dy = max(0, a.box[1] - b.box[3], b.box[1] - a.box[3])
+    return math.hypot(dx, dy)
+
+
+def _grid(table: PptxTable) -> tuple[tuple[Cell, ...], ...]:
+    """The table's cells with merged ranges expanded: every spanned cell repeats the origin."""
+    n_rows, n_cols = len(table.rows), len(table.columns)
+    spans: dict[tuple[int, int], str] = {}
+    for r in range(n_rows):
+        for c in range(n_cols):
+            origin = table.cell(r, c)
+            if origin.is_merge_origin:
+                text = origin.text.replace("\v", "\n").strip()
+                for i in range(r, min(r + origin.span_height, n_rows)):
+                    for j in range(c, min(c + origin.span_width, n_cols)):
+                        spans[(i, j)] = text
+    return tuple(
+        tuple(
+            Cell(
+                row=r,
+                col=c,
+                text=spans.get((r, c), table.cell(r, c).text.replace("\v", "\n").strip()),
+                merged=(r, c) in spans,
+            )
+            for c in range(n_cols)
+        )
+        for r in range(n_rows)
+    )
+
+
+def _notes(slide: Slide) -> str:
+    if not slide.has_notes_slide:  # asking for notes_slide would create an empty one
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return frame.text.replace("\v", "\n").strip() if frame is not None else ""
