@@ -32,6 +32,7 @@ from ragspine.profile.matching import detect_language, mask
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import find_periods
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.chunking import Chunk, chunk_blocks
 from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
 from ragspine.storage.facts import Fact
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -172,7 +173,7 @@ def _ingest_one(
             return FileResult(source.doc_id, Outcome.METADATA)
         check_file(source.path, limits)
         document = reader_for(source.path).read(source.path)
-        built = _build(source, document, glossary, metadata, store)
+        built = _build(source, document, glossary, metadata, store, content_hash)
         record = DocumentRecord(
             doc_id=source.doc_id,
             source_path=str(source.path.resolve()),
@@ -185,7 +186,7 @@ def _ingest_one(
             mapping_version=version,
         )
         if not dry_run:
-            store.replace_document(record, built.facts, built.blocks, built.review)
+            store.replace_document(record, built.facts, built.blocks, built.review, built.chunks)
         return FileResult(
             source.doc_id, Outcome.INGESTED, len(built.facts), len(built.blocks), len(built.review)
         )
@@ -244,6 +245,7 @@ class _Built:
     facts: list[Fact]
     blocks: list[TextBlockRow]
     review: list[ReviewItem]
+    chunks: list[Chunk]
 
 
 def _build(
@@ -252,6 +254,7 @@ def _build(
     glossary: Glossary,
     metadata: dict[str, object],
     store: SQLiteWorkspaceStore,
+    content_hash: str,
 ) -> _Built:
     profile = glossary.profile
     text = "\n".join(
@@ -309,7 +312,11 @@ def _build(
         for i, block in enumerate(document.blocks)
         if block.text.strip()
     ]
-    return _Built(level, [as_fact(c) for c in accepted], blocks, review)
+    title_entities = _block_row(source.doc_id, 0, "-", "title", "", title, level, glossary)
+    chunks = chunk_blocks(
+        blocks, version=content_hash[:12], document_entities=title_entities.entities
+    )
+    return _Built(level, [as_fact(c) for c in accepted], blocks, review, chunks)
 
 
 def _proposal(fact: Fact) -> dict[str, object]:

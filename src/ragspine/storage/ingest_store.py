@@ -6,10 +6,12 @@ half a document and a failed write leaves the previous version intact.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
 
+from ragspine.retrieval.chunking import Chunk
 from ragspine.storage.documents import (
     AuditEntry,
     DocumentRecord,
@@ -66,6 +68,19 @@ _SCHEMA = (
         corrected_value REAL
     )""",
     "CREATE INDEX IF NOT EXISTS review_items_doc ON review_items (doc_id)",
+    """CREATE TABLE IF NOT EXISTS chunks (
+        chunk_id TEXT PRIMARY KEY,
+        doc_id TEXT NOT NULL CHECK (doc_id <> ''),
+        locator TEXT NOT NULL CHECK (locator <> ''),
+        title TEXT NOT NULL,
+        text TEXT NOT NULL,
+        entities TEXT NOT NULL,
+        periods TEXT NOT NULL,
+        language TEXT NOT NULL,
+        sensitivity TEXT NOT NULL,
+        version TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id)",
     """CREATE TABLE IF NOT EXISTS review_audit (
         audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
         item_id INTEGER NOT NULL,
@@ -81,6 +96,9 @@ _DOC_COLUMNS = (
 )
 _BLOCK_COLUMNS = (
     "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
+)
+_CHUNK_COLUMNS = (
+    "chunk_id, doc_id, locator, title, text, entities, periods, language, sensitivity, version"
 )
 _REVIEW_COLUMNS = (
     "item_id, doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, "
@@ -117,6 +135,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         facts: Sequence[Fact],
         blocks: Sequence[TextBlockRow],
         review: Sequence[ReviewItem],
+        chunks: Sequence[Chunk] = (),
     ) -> None:
         """Swap in everything one document contributes, atomically."""
         doc_id = record.doc_id
@@ -125,9 +144,13 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 raise ValueError(f"fact of {fact.source_doc_id!r} filed under {doc_id!r}")
         now = utc_timestamp()
         with self._transaction(f"replace document {doc_id!r}") as conn:
-            for table in ("fact_metric", "text_blocks", "review_items"):
+            for table in ("fact_metric", "text_blocks", "review_items", "chunks"):
                 column = "source_doc_id" if table == "fact_metric" else "doc_id"
                 conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (doc_id,))
+            conn.executemany(
+                f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_chunk_row(c) for c in chunks],
+            )
             conn.executemany(FACT_UPSERT_SQL, rows_of(facts))
             conn.executemany(
                 f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -164,7 +187,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 "UPDATE fact_metric SET sensitivity = ? WHERE source_doc_id = ?",
                 (sensitivity, doc_id),
             )
-            for table in ("text_blocks", "review_items"):
+            for table in ("text_blocks", "review_items", "chunks"):
                 conn.execute(
                     f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ?", (sensitivity, doc_id)
                 )
@@ -172,7 +195,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
     def remove_document(self, doc_id: str) -> None:
         with self._transaction(f"remove document {doc_id!r}") as conn:
             conn.execute("DELETE FROM fact_metric WHERE source_doc_id = ?", (doc_id,))
-            for table in ("text_blocks", "review_items", "documents"):
+            for table in ("text_blocks", "review_items", "chunks", "documents"):
                 conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
 
     # --- facts across documents ----------------------------------------------------------
@@ -199,6 +222,35 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
 
     def count_blocks(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM text_blocks")[0][0])
+
+    # --- chunks ---------------------------------------------------------------------------
+
+    def list_chunks(self, doc_id: str | None = None) -> list[Chunk]:
+        where, params = ("WHERE doc_id = ? ", (doc_id,)) if doc_id else ("", ())
+        rows = self._query(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks {where}ORDER BY doc_id, rowid", params
+        )
+        return [_chunk_from_row(row) for row in rows]
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
+        """Chunks by id (missing ids are simply absent), for turning hits into snippets."""
+        found: dict[str, Chunk] = {}
+        for start in range(0, len(chunk_ids), 500):
+            batch = list(chunk_ids[start : start + 500])
+            marks = ", ".join("?" for _ in batch)
+            rows = self._query(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch
+            )
+            found.update((row[0], _chunk_from_row(row)) for row in rows)
+        return found
+
+    def chunk_state(self) -> str:
+        """A fingerprint of the chunk table; derived indexes rebuild when it changes."""
+        rows = self._query(
+            "SELECT doc_id, content_hash, metadata_hash, mapping_version FROM documents "
+            "ORDER BY doc_id"
+        )
+        return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()[:16]
 
     # --- review queue ----------------------------------------------------------------------
 
@@ -301,6 +353,37 @@ def _block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
         language,
         entities=tuple(filter(None, str(entities).split(","))),
         periods=tuple(filter(None, str(periods).split(","))),
+    )
+
+
+def _chunk_row(chunk: Chunk) -> tuple[object, ...]:
+    return (
+        chunk.chunk_id,
+        chunk.doc_id,
+        chunk.locator,
+        chunk.title,
+        chunk.text,
+        ",".join(chunk.entities),
+        ",".join(chunk.periods),
+        chunk.language,
+        chunk.sensitivity,
+        chunk.version,
+    )
+
+
+def _chunk_from_row(row: tuple[Any, ...]) -> Chunk:
+    chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version = row
+    return Chunk(
+        chunk_id,
+        doc_id,
+        locator,
+        title,
+        text,
+        tuple(filter(None, str(entities).split(","))),
+        tuple(filter(None, str(periods).split(","))),
+        language,
+        sens,
+        version,
     )
 
 
