@@ -32,7 +32,7 @@ from ragspine.agent.intent import (
 )
 from ragspine.agent.llm_provider import SLOT_HINT_PREFIX, LLMProvider
 from ragspine.agent.messages import Messages, for_language
-from ragspine.agent.narrative import NarrativeOutcome, run_narrative
+from ragspine.agent.narrative import NarrativeOutcome, filters_for, run_narrative
 from ragspine.agent.query_tools import (
     QUERY_METRIC_TOOL_NAME,
     STATUS_FOUND,
@@ -47,7 +47,7 @@ from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.periods import Period
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters
+from ragspine.retrieval.protocol import NarrativeRetriever
 from ragspine.storage.fact_store import FactStoreProtocol
 
 MAX_TOOL_ITERATIONS = 5
@@ -228,13 +228,11 @@ def _route(
 def _narrative(
     run: _Run, intent: ParsedIntent, retriever: NarrativeRetriever | None
 ) -> NarrativeOutcome:
-    """Entity and period from the question narrow retrieval before scoring."""
-    periods = tuple(p.label for p in intent.periods)
     return run_narrative(
         run.question,
         retriever,
         run.provider,
-        filters=RetrievalFilters(entities=intent.entities, periods=periods),
+        filters=filters_for(intent),
         clearance=run.clearance,
         language=run.language,
         trace=run.trace,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ragspine.agent.intent import ParsedIntent
 from ragspine.agent.llm_provider import LLMProvider
 from ragspine.errors import ProviderError
 from ragspine.observability.trace import RequestTrace
@@ -89,6 +90,13 @@ def run_narrative(
     trace.citations_appended += appended
     sources = [{"doc": s.doc, "locator": s.locator} for s in snippets]
     return NarrativeOutcome(text, sources)
+
+
+def filters_for(intent: ParsedIntent) -> RetrievalFilters:
+    """Entity and period named in the question narrow retrieval before scoring."""
+    return RetrievalFilters(
+        entities=intent.entities, periods=tuple(p.label for p in intent.periods)
+    )
 
 
 def build_prompt(question: str, snippets: list[Snippet], clearance: Sensitivity) -> str:
