@@ -206,17 +206,80 @@ def _summarise_tool_result(content: str) -> str:
 
 
 def _extractive_answer(messages: list[dict[str, object]]) -> str:
-    """First sentence of each of the first three ``[n] `` snippets, each cited as ``[n]``."""
+    """The snippet sentences that share most words with the question, each cited as ``[n]``.
+
+    Up to three sentences (two per snippet at most), printed in snippet order so the answer
+    reads naturally; with no overlap at all, the first sentence of the first snippets.
+    """
     user_texts = [_text_of(m) for m in messages if m.get("role") == "user"]
     if not user_texts:
         return ""
-    parts: list[str] = []
-    snippets = [_SNIPPET_LINE.match(line) for line in user_texts[-1].splitlines()]
-    for match in [m for m in snippets if m is not None][:_SNIPPETS_USED]:
-        sentence = _first_sentence(_strip_source(match.group(2)))
-        if sentence:
-            parts.append(f"{sentence} [{match.group(1)}]")
-    return " ".join(parts)
+    lines = user_texts[-1].splitlines()
+    question = next((ln[len("Question:") :] for ln in lines if ln.startswith("Question:")), "")
+    wanted = _terms(question)
+    scored: list[tuple[int, int, int, str]] = []  # (-overlap, snippet, position, sentence)
+    snippets = [m for m in (_SNIPPET_LINE.match(line) for line in lines) if m is not None]
+    for match in snippets:
+        number = int(match.group(1))
+        sentences = [s.strip() for s in _SENTENCE_END.split(_strip_source(match.group(2)))]
+        for position, sentence in enumerate(s for s in sentences if s):
+            overlap = len(wanted & _terms(sentence))
+            scored.append((-overlap, number, position, sentence))
+    best = [s for s in sorted(scored) if s[0] < 0]
+    if not best:
+        firsts = [s for s in scored if s[2] == 0][:_SNIPPETS_USED]
+        return " ".join(f"{sentence} [{number}]" for _, number, _, sentence in firsts)
+    chosen: list[tuple[int, int, int, str]] = []
+    per_snippet: dict[int, int] = {}
+    for item in best:
+        if len(chosen) == _SNIPPETS_USED:
+            break
+        if per_snippet.get(item[1], 0) < 2:
+            chosen.append(item)
+            per_snippet[item[1]] = per_snippet.get(item[1], 0) + 1
+    chosen.sort(key=lambda item: (item[1], item[2]))
+    return " ".join(f"{sentence} [{number}]" for _, number, _, sentence in chosen)
+
+
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]+")
+_QUESTION_WORDS = frozenset(
+    [
+        "what",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "is",
+        "was",
+        "were",
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "and",
+        "or",
+        "with",
+        "which",
+        "who",
+    ]
+)
+
+
+def _terms(text: str) -> set[str]:
+    """Lower-cased words and CJK character bigrams — enough to rank sentences offline."""
+    terms: set[str] = set()
+    for token in _WORD.findall(text.lower()):
+        if token[0].isascii():
+            if token not in _QUESTION_WORDS and len(token) > 1:
+                terms.add(token)
+        else:
+            terms.update(token[i : i + 2] for i in range(max(1, len(token) - 1)))
+    return terms
 
 
 def _strip_source(text: str) -> str:
@@ -229,10 +292,6 @@ def _strip_source(text: str) -> str:
         if depth == 0:
             return text[index + 1 :].strip()
     return ""
-
-
-def _first_sentence(text: str) -> str:
-    return _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
 
 
 # --------------------------------------------------------------------------- SDK adapters
