@@ -46,7 +46,7 @@ def test_report_top_level(report: dict[str, Any]) -> None:
     assert report["schema_version"] == run_all.SCHEMA_VERSION
     assert report["quick"] is True
     assert _positive(report["duration_s"])
-    assert set(report["benchmarks"]) == set(run_all.discover()) >= {"answer", "parse"}
+    assert set(report["benchmarks"]) == set(run_all.discover()) >= {"answer", "parse", "ingest"}
 
 
 def test_machine_info(report: dict[str, Any]) -> None:
@@ -79,6 +79,17 @@ def test_parse_benchmark(report: dict[str, Any]) -> None:
     assert _positive(parse["throughput_qps"])
 
 
+def test_ingest_benchmark(report: dict[str, Any]) -> None:
+    ingest = report["benchmarks"]["ingest"]
+    files = ingest["params"]["files"]
+    assert ingest["ingest"]["files"] == ingest["rerun"]["skipped"] == files > 0
+    assert ingest["ingest"]["facts"] > 0
+    for value in (ingest["ingest"]["files_per_s"], ingest["ingest"]["facts_per_s"]):
+        assert _positive(value)
+    assert _positive(ingest["generation_s"]) and _positive(ingest["rerun"]["wall_s"])
+    assert ingest["target"]["status"] in {"PASS", "MISS"}
+
+
 def test_summary_rows(report: dict[str, Any]) -> None:
     rows = report["summary"]
     assert {row["benchmark"] for row in rows} == set(report["benchmarks"])
@@ -90,7 +101,7 @@ def test_summary_rows(report: dict[str, Any]) -> None:
     assert any(row["status"] in {"PASS", "MISS"} for row in rows)
 
 
-@pytest.mark.parametrize("script", ["bench_answer.py", "bench_parse.py"])
+@pytest.mark.parametrize("script", ["bench_answer.py", "bench_parse.py", "bench_ingest.py"])
 def test_module_runs_standalone(script: str) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "bench" / script), "--quick", "--json"],

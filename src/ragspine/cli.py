@@ -10,9 +10,12 @@ from __future__ import annotations
 import functools
 import io
 import json
+import sqlite3
 import sys
-from collections.abc import Callable
-from dataclasses import asdict
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import asdict, replace
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -36,8 +39,9 @@ from ragspine.agent.llm_provider import (
 from ragspine.agent.response import to_response
 from ragspine.demo.fixtures import load_quickstart_facts
 from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, TRY_QUESTION, run_quickstart
-from ragspine.demo.tour import DEMO_REFERENCE_DATE, run_demo
-from ragspine.errors import RagSpineError, ReviewError, UsageError, mapping_for
+from ragspine.demo.tour import DEMO_REFERENCE_DATE, build_demo_workspace, run_demo
+from ragspine.errors import RagSpineError, ReviewError, StoreError, UsageError, mapping_for
+from ragspine.eval.retrieval_eval import load_eval_set, render_report, run_retrieval_eval
 from ragspine.facade import RAGSpine
 from ragspine.ingest_console import (
     demo_table,
@@ -46,12 +50,13 @@ from ragspine.ingest_console import (
     print_review_list,
 )
 from ragspine.ingestion import review
-from ragspine.ingestion.pipeline import FileResult
+from ragspine.ingestion.pipeline import FileResult, discover
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.retrieval.retriever import open_retriever
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
-from ragspine.workspace import Workspace
+from ragspine.workspace import DB_NAME, Workspace
 
 P = ParamSpec("P")
 
@@ -242,12 +247,16 @@ def ask(
     clearance: Annotated[
         str, typer.Option(help="Highest sensitivity the answer may use.")
     ] = DEFAULT_CLEARANCE.value,
+    dense: Annotated[
+        str | None,
+        typer.Option(help="Add dense retrieval: 'hashing', 'minilm' or a model path/name."),
+    ] = None,
 ) -> None:
-    """Answer one question from a workspace's facts and list the sources."""
+    """Answer one question from a workspace's facts and documents, and list the sources."""
     day = parse_reference_date(reference_date)
     level = parse_clearance(clearance)
     llm = build_provider(provider, model=model, base_url=base_url)
-    with RAGSpine.open(workspace, provider=llm, clearance=level) as rag:
+    with RAGSpine.open(workspace, provider=llm, clearance=level, dense=dense) as rag:
         result = rag.ask(question, reference_date=day)
     if json_output:
         typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))
@@ -281,18 +290,46 @@ def ingest_command(
 ) -> None:
     """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
     console = Console(stderr=False, highlight=False)
-    if dry_run and not Workspace(workspace).db_path.is_file():
-        store, prof = SQLiteWorkspaceStore(":memory:"), load_profile(profile)
-        store.init_schema()
+    # Inputs are checked before anything is created: a typo must not leave an empty workspace.
+    files = discover(paths)
+    chosen = load_profile(profile) if profile else None
+    if dry_run:
+        prof = chosen or Workspace(workspace).profile()
+        with _dry_run_store(Workspace(workspace)) as store:
+            report = replace(
+                ingest_with_progress(files, store, prof, console=console), dry_run=True
+            )
     else:
         ws = Workspace.create(workspace)
         prof = ws.install_profile(profile) if profile else ws.profile()
-        store = ws.fact_store()
-    with store:
-        report = ingest_with_progress(paths, store, prof, dry_run=dry_run, console=console)
+        with ws.fact_store() as store:
+            report = ingest_with_progress(files, store, prof, console=console)
     print_report(report, console)
     if report.failures:
         raise typer.Exit(1)
+
+
+@contextmanager
+def _dry_run_store(workspace: Workspace) -> Iterator[SQLiteWorkspaceStore]:
+    """A throwaway copy of the workspace's store (empty when there is none yet).
+
+    The dry run does the real work on the copy, so its summary is what a real run would report
+    — conflicts between files of the same batch included — while the workspace stays untouched.
+    """
+    with tempfile.TemporaryDirectory(prefix="ragspine-dry-run-") as tmp:
+        scratch = Path(tmp) / DB_NAME
+        if workspace.db_path.is_file():
+            try:
+                with (
+                    closing(sqlite3.connect(workspace.db_path)) as source,
+                    closing(sqlite3.connect(scratch)) as target,
+                ):
+                    source.backup(target)
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot copy {workspace.db_path} for a dry run: {exc}") from exc
+        with SQLiteWorkspaceStore(scratch) as store:
+            store.init_schema()
+            yield store
 
 
 review_app = typer.Typer(
@@ -301,9 +338,9 @@ review_app = typer.Typer(
 app.add_typer(review_app, name="review")
 
 
-def _review_command(name: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
+def _command_in(group: typer.Typer, name: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
     def register(func: Callable[P, None]) -> Callable[P, None]:
-        return review_app.command(name)(guarded(func))
+        return group.command(name)(guarded(func))
 
     return register
 
@@ -315,7 +352,7 @@ class ReviewFilter(StrEnum):
     ALL = "all"
 
 
-@_review_command("list")
+@_command_in(review_app, "list")
 def review_list(
     workspace: WorkspaceOption,
     state: Annotated[ReviewFilter, typer.Option(help="Which items to list.")] = ReviewFilter.OPEN,
@@ -326,7 +363,7 @@ def review_list(
     print_review_list(items, Console(highlight=False))
 
 
-@_review_command("show")
+@_command_in(review_app, "show")
 def review_show(
     item_id: Annotated[int, typer.Argument(help="Review item id.")], workspace: WorkspaceOption
 ) -> None:
@@ -341,7 +378,7 @@ def review_show(
         typer.echo(f"{entry.at} {entry.action}: {entry.detail}")
 
 
-@_review_command("approve")
+@_command_in(review_app, "approve")
 def review_approve(
     item_id: Annotated[int, typer.Argument(help="Review item id.")],
     workspace: WorkspaceOption,
@@ -355,7 +392,7 @@ def review_approve(
     typer.echo(f"item {item.item_id}: approved" + ("" if changed else " (already approved)"))
 
 
-@_review_command("reject")
+@_command_in(review_app, "reject")
 def review_reject(
     item_id: Annotated[int, typer.Argument(help="Review item id.")],
     workspace: WorkspaceOption,
@@ -365,6 +402,44 @@ def review_reject(
     with Workspace.open(workspace).fact_store() as store:
         item, changed = review.reject(store, item_id, note=note)
     typer.echo(f"item {item.item_id}: rejected" + ("" if changed else " (already rejected)"))
+
+
+eval_app = typer.Typer(help="Measure answer and retrieval quality.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+
+@_command_in(eval_app, "retrieval")
+def eval_retrieval(
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
+        ),
+    ] = None,
+    eval_set: Annotated[
+        Path | None, typer.Option(help="A JSONL eval set; the shipped bilingual set by default.")
+    ] = None,
+    dense: Annotated[
+        str | None, typer.Option(help="Add the dense channel: 'hashing', 'minilm' or a model.")
+    ] = None,
+    k: Annotated[int, typer.Option(help="Cut-off for recall@k and nDCG@k.")] = 10,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Recall@k, MRR and nDCG@k of narrative retrieval on the bilingual eval set."""
+    queries = load_eval_set(eval_set)
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
+        if workspace is None:
+            workspace = Path(tmp) / "ws"
+            build_demo_workspace(workspace)
+        ws = Workspace.open(workspace)
+        retriever = open_retriever(ws, dense=dense)
+        report = run_retrieval_eval(retriever, queries, k=k, profile=ws.profile())
+    if json_output:
+        typer.echo(report.to_json())
+    else:
+        Console(highlight=False).print(render_report(report))
+    if not report.passed:
+        raise typer.Exit(1)
 
 
 def main() -> None:

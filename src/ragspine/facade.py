@@ -14,11 +14,41 @@ from typing import Self
 
 from ragspine.agent.agent import AgentResult, answer_question
 from ragspine.agent.llm_provider import LLMProvider, MockProvider
+from ragspine.ingestion.pipeline import IngestReport, ingest
 from ragspine.observability.trace import TraceSink
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.storage.fact_store import FactStore
+from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import Workspace
+
+
+class _LazyRetriever:
+    """Opens (and syncs) the workspace's indexes on the first narrative question only, so
+    structured questions never pay for loading the search index."""
+
+    def __init__(self, workspace: Workspace, dense: str | None) -> None:
+        self._workspace = workspace
+        self._dense = dense
+        self._inner: NarrativeRetriever | None = None
+
+    def retrieve(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        filters: RetrievalFilters | None = None,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> list[Snippet]:
+        if self._inner is None:
+            from ragspine.retrieval.retriever import open_retriever
+
+            self._inner = open_retriever(self._workspace, dense=self._dense)
+        return self._inner.retrieve(query, top_k=top_k, filters=filters, clearance=clearance)
+
+    def reset(self) -> None:
+        """Forget the opened indexes (after an ingest) so the next question re-syncs them."""
+        self._inner = None
 
 
 class RAGSpine:
@@ -27,13 +57,15 @@ class RAGSpine:
     def __init__(
         self,
         workspace: Workspace,
-        store: FactStore,
+        store: SQLiteWorkspaceStore,
         profile: DomainProfile,
         provider: LLMProvider,
         clearance: Sensitivity,
         trace_sink: TraceSink,
+        dense: str | None = None,
     ) -> None:
         self.workspace = workspace
+        self.retriever = _LazyRetriever(workspace, dense)
         self.store = store
         self.profile = profile
         self.provider = provider
@@ -47,18 +79,29 @@ class RAGSpine:
         *,
         provider: LLMProvider | None = None,
         clearance: Sensitivity | str = DEFAULT_CLEARANCE,
+        create: bool = False,
+        dense: str | None = None,
     ) -> Self:
-        """Open an existing workspace; it is never created here.
+        """Open a workspace; it is created only when ``create`` is true.
 
         Raises ``WorkspaceNotFoundError`` when the folder or its database is missing,
         ``ProfileError`` when the workspace's ``profile.toml`` is malformed and ``ValueError``
-        for an unknown clearance. ``provider`` defaults to the offline ``MockProvider``.
+        for an unknown clearance. ``provider`` defaults to the offline ``MockProvider``;
+        ``dense`` names an embedding backend ("hashing", "minilm", a model path) to add the
+        dense channel to narrative retrieval.
         """
         level = Sensitivity.parse(clearance)
-        ws = Workspace.open(workspace.root if isinstance(workspace, Workspace) else workspace)
+        root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
+        ws = Workspace.create(root) if create else Workspace.open(root)
         profile = ws.profile()
         store = ws.fact_store()
-        return cls(ws, store, profile, provider or MockProvider(), level, ws.trace_sink())
+        return cls(ws, store, profile, provider or MockProvider(), level, ws.trace_sink(), dense)
+
+    def ingest(self, *paths: str | Path, dry_run: bool = False) -> IngestReport:
+        """Ingest files or folders into this workspace (unchanged files are skipped)."""
+        report = ingest([Path(p) for p in paths], self.store, self.profile, dry_run=dry_run)
+        self.retriever.reset()
+        return report
 
     def ask(self, question: str, *, reference_date: date | None = None) -> AgentResult:
         """Answer one question; its privacy-aware trace is appended to the workspace."""
@@ -67,6 +110,7 @@ class RAGSpine:
             self.store,
             self.provider,
             reference_date=reference_date,
+            narrative_retriever=self.retriever,
             profile=self.profile,
             clearance=self.clearance,
             trace_sink=self._trace_sink,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
-from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,10 +16,10 @@ from ragspine.ingestion.pipeline import (
     IngestReport,
     Outcome,
     SourceFile,
-    discover,
     ingest,
 )
 from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period
 from ragspine.storage.documents import ReviewItem
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 
@@ -40,21 +39,20 @@ def _progress(console: Console, total: int) -> Iterator[Progress]:
 
 
 def ingest_with_progress(
-    paths: Sequence[Path],
+    files: Sequence[SourceFile],
     store: SQLiteWorkspaceStore,
     profile: DomainProfile,
     *,
-    dry_run: bool,
     console: Console,
 ) -> IngestReport:
-    files: list[SourceFile] = discover(paths)
+    """Ingest already discovered ``files`` with a progress bar on ``console``."""
     with _progress(console, len(files)) as progress:
         task = progress.task_ids[0]
 
         def advance(result: FileResult) -> None:
             progress.update(task, advance=1, description=result.doc_id)
 
-        return ingest(paths, store, profile, dry_run=dry_run, files=files, on_file=advance)
+        return ingest((), store, profile, files=files, on_file=advance)
 
 
 def print_report(report: IngestReport, console: Console) -> None:
@@ -124,5 +122,5 @@ def _proposed(item: ReviewItem) -> str:
     if item.proposed is None:
         return "—"
     p = item.proposed
-    period = f"{p['period_type']}{p['period']}"
+    period = Period(int(str(p["period"])), str(p["period_type"])).label
     return f"{p['entity']} {p['metric_code']} {period} = {p['value']} {p['unit']}"

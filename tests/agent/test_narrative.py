@@ -72,10 +72,22 @@ def test_citation_numbers_do_not_count_as_figures() -> None:
     assert dropped == 0 and grounded == "Agency sales drove growth [2]."
 
 
-def test_citation_backstop_appends_unnamed_sources() -> None:
-    cited, appended = force_citations("Growth came from agency [1].", SNIPPETS[:2])
-    assert appended == 1
-    assert cited.endswith("[2] HK_Regulatory_Memo.docx · page=2,para=1-2")
+def test_citation_backstop_names_every_used_source_with_its_locator() -> None:
+    cited, used, unnamed = force_citations("Growth came from agency [1].", SNIPPETS[:2])
+    assert cited.endswith("Sources:\n[1] ACME_FY2025_Review.pptx · slide=5,notes")
+    assert used == SNIPPETS[:1] and unnamed == 1
+
+
+def test_uncited_answers_list_every_snippet_and_empty_ones_say_why() -> None:
+    cited, used, unnamed = force_citations("Agency drove it.", SNIPPETS[:2], "zh")
+    assert cited.splitlines()[1:] == [
+        "来源：",
+        "[1] ACME_FY2025_Review.pptx · slide=5,notes",
+        "[2] HK_Regulatory_Memo.docx · page=2,para=1-2",
+    ]
+    assert (used, unnamed) == (SNIPPETS[:2], 2)
+    emptied, _, _ = force_citations("", SNIPPETS[:1])
+    assert emptied.startswith("The model's answer stated figures")
 
 
 def test_prompt_builder_refuses_uncleared_snippets() -> None:

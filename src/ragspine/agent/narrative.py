@@ -86,9 +86,9 @@ def run_narrative(
         return NarrativeOutcome(_UNAVAILABLE[language], kind="degraded")
     text, stripped = ground_numbers(reply.text, snippets)
     trace.numbers_stripped += stripped
-    text, appended = force_citations(text, snippets)
+    text, used, appended = force_citations(text, snippets, language)
     trace.citations_appended += appended
-    sources = [{"doc": s.doc, "locator": s.locator} for s in snippets]
+    sources = [{"doc": s.doc, "locator": s.locator} for s in used]
     return NarrativeOutcome(text, sources)
 
 
@@ -127,13 +127,28 @@ def _canonical(number: str) -> str:
     return number.replace(",", "")
 
 
-def force_citations(text: str, snippets: list[Snippet]) -> tuple[str, int]:
-    """Append a source line for every snippet whose document the text does not name."""
-    cited = {int(n) for n in _CITATION.findall(text)}
-    missing = [
-        (i, s) for i, s in enumerate(snippets, start=1) if i not in cited and s.doc not in text
-    ]
-    if not missing:
-        return text, 0
-    lines = [f"[{i}] {s.doc} · {s.locator}" for i, s in missing]
-    return (text + "\n" + "\n".join(lines)).strip(), len(missing)
+def force_citations(
+    text: str, snippets: list[Snippet], language: str = "en"
+) -> tuple[str, list[Snippet], int]:
+    """Name every source the answer used, with its locator; return the text and those sources.
+
+    Used sources are the snippets the text cites as ``[n]``; when it cites none we cannot
+    tell, so all snippets count as used. A footer maps each used ``[n]`` to its document and
+    locator; the count says how many used sources the model had not named itself.
+    """
+    cited = sorted({int(n) for n in _CITATION.findall(text) if 1 <= int(n) <= len(snippets)})
+    numbers = cited or list(range(1, len(snippets) + 1))
+    used = [snippets[n - 1] for n in numbers]
+    unnamed = sum(1 for s in used if s.doc not in text)
+    heading = _SOURCES_HEADING[language]
+    footer = "\n".join(f"[{n}] {snippets[n - 1].doc} · {snippets[n - 1].locator}" for n in numbers)
+    body = text.strip() or _NUMBERS_REMOVED[language]
+    return f"{body}\n{heading}\n{footer}", used, unnamed
+
+
+_SOURCES_HEADING = {"zh": "来源：", "en": "Sources:"}
+_NUMBERS_REMOVED = {
+    "zh": "模型回答中的数字无法在引用段落中核实，已全部删除；请查看以下来源。",
+    "en": "The model's answer stated figures that the passages do not support, so it was "
+    "removed; see the sources below.",
+}

@@ -38,6 +38,10 @@ DEMO_QUESTIONS = (
     DemoQuestion("refusal", "竞安保险FY2025的收入是多少"),
     DemoQuestion("comparison", "香港和中国内地FY2025营运利润对比"),
     DemoQuestion("growth", "集团FY2025收入同比增长多少"),
+    DemoQuestion("narrative", "香港监管动态"),
+    DemoQuestion("narrative (English)", "What is the regulatory impact on ACME HK?"),
+    DemoQuestion("composite", "为什么香港FY2025收入增长"),
+    DemoQuestion("composite (English)", "Why did Mainland China revenue grow in FY2025?"),
 )
 
 
@@ -48,15 +52,24 @@ class DemoRun:
     answers: list[tuple[DemoQuestion, AgentResult]]
 
 
-def run_demo(
+def build_demo_workspace(
     workspace_dir: Path, *, on_file: Callable[[FileResult], None] | None = None
-) -> DemoRun:
+) -> tuple[Workspace, IngestReport]:
+    """Generate the corpus into ``workspace_dir/corpus`` and ingest it into the workspace."""
     workspace = Workspace.create(workspace_dir)
     corpus = workspace.root / CORPUS_DIR
     generate_corpus(corpus)
     files = discover([corpus])
     with workspace.fact_store() as store:
         report = ingest([corpus], store, workspace.profile(), files=files, on_file=on_file)
+    return workspace, report
+
+
+def run_demo(
+    workspace_dir: Path, *, on_file: Callable[[FileResult], None] | None = None
+) -> DemoRun:
+    workspace, report = build_demo_workspace(workspace_dir, on_file=on_file)
+    corpus = workspace.root / CORPUS_DIR
     with RAGSpine.open(workspace) as rag:
         answers = [
             (q, rag.ask(q.question, reference_date=DEMO_REFERENCE_DATE)) for q in DEMO_QUESTIONS

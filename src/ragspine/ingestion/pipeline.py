@@ -173,7 +173,7 @@ def _ingest_one(
             return FileResult(source.doc_id, Outcome.METADATA)
         check_file(source.path, limits)
         document = reader_for(source.path).read(source.path)
-        built = _build(source, document, glossary, metadata, store, content_hash)
+        built = _build(source, document, glossary, metadata, store, content_hash, version)
         record = DocumentRecord(
             doc_id=source.doc_id,
             source_path=str(source.path.resolve()),
@@ -255,6 +255,7 @@ def _build(
     metadata: dict[str, object],
     store: SQLiteWorkspaceStore,
     content_hash: str,
+    version: str,
 ) -> _Built:
     profile = glossary.profile
     text = "\n".join(
@@ -291,7 +292,9 @@ def _build(
             source.doc_id,
             candidate.locator,
             sensitivity=level.value,
+            source_file_hash=content_hash,
             extractor_version=EXTRACTOR_VERSION,
+            mapping_version=version,
         )
 
     review = [

@@ -50,7 +50,8 @@ def chunk_blocks(
     """Chunks of one document, in reading order, with ids ``<doc_id>#<n>``.
 
     A chunk that names no entity inherits ``document_entities`` (those of the document's
-    title): a section of a Hong Kong memo is about Hong Kong even when it does not say so.
+    title): a section of a memo about one region is about that region even when it does not
+    say so.
     """
     groups = list(_groups(blocks, cap))
     chunks: list[Chunk] = []

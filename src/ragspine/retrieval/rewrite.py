@@ -37,7 +37,7 @@ def _aliases(glossary: Glossary, kind: str, code: str, target: str) -> list[str]
         return []
     names = [item.name_zh, item.name_en, *item.aliases]
     wanted = [n for n in names if bool(CJK.search(n)) == (target == "zh")]
-    # Short ASCII codes ("HK", "CN") are noisy tokens on their own; keep names of 3+ letters.
+    # Two-letter ASCII aliases (region codes) are noisy tokens on their own; keep 3+ letters.
     return [n for n in wanted if target == "zh" or len(n) > 2]
 
 

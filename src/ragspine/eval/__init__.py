@@ -1,0 +1,1 @@
+"""Evaluation: judged query sets and the scorers that turn a run into gated numbers."""

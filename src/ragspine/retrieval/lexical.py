@@ -1,0 +1,294 @@
+"""BM25 over a tantivy inverted index: persistent, incremental, filtered before scoring.
+
+Text is tokenized in Python (``tokenizer.tokenize``) and indexed as the tokens joined by spaces
+in a field whose tantivy analyzer only splits on whitespace, so documents and queries are cut
+by the same code. The index keeps term frequencies but no positions (BM25 needs no more) and
+stores nothing but the chunk id: a search never reads chunk text.
+
+Metadata filters are clauses of the tantivy query, so they prune before scoring and top-k
+truncation, and they add nothing to a score (required clauses carry a constant score of 0,
+exclusions none): they decide *which* chunks are scored, never *how*.
+
+* sensitivity: levels above the caller's clearance are excluded (always applied);
+* entities / periods: a chunk matches when it lists any requested value *or lists none* —
+  an untagged chunk (a general policy text) is neutral, not excluded;
+* languages: exact match on any requested language;
+* topics: not applied yet — chunks carry no topic field.
+
+Scores follow tantivy's BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5)),
+corpus statistics over every segment). Deleted chunks still count in N, n and the average
+length until their segment is merged, as in Lucene.
+
+A persistent index is a directory: tantivy's files plus ``ragspine-lexical.json``, which holds
+the tokenizer mode and the version of every indexed document. Reopening with another mode is
+a ``StoreError`` (delete the directory to rebuild): mixing tokenizations would silently break
+matching.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import tantivy
+
+from ragspine.errors import StoreError
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.retrieval.chunking import Chunk
+from ragspine.retrieval.protocol import RetrievalFilters
+from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
+
+META_FILE = "ragspine-lexical.json"
+FORMAT_VERSION = 1
+# The writer flushes a segment each time its arena fills: larger means fewer segments to merge
+# at a million chunks, at the cost of resident memory while indexing.
+WRITER_HEAP_BYTES = 256_000_000
+# Marks a chunk that names no entity (or period), so "any of these or none" is one term set.
+# A control character: no real entity code or period label contains one.
+_UNTAGGED = "\x00"
+
+_TEXT = "text"
+_CHUNK_ID = "chunk_id"
+_DOC_ID = "doc_id"
+_ENTITY = "entity"
+_PERIOD = "period"
+_LANGUAGE = "language"
+_SENSITIVITY = "sensitivity"
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(_TEXT, tokenizer_name="whitespace", index_option="freq")
+    builder.add_bytes_field(_CHUNK_ID, stored=True)
+    for name in (_DOC_ID, _ENTITY, _PERIOD, _LANGUAGE):
+        builder.add_text_field(name, tokenizer_name="raw", index_option="basic")
+    # add_integer_field: add_unsigned_field panics on Python ints in tantivy 0.27.
+    builder.add_integer_field(_SENSITIVITY, indexed=True)
+    return builder.build()
+
+
+class LexicalIndex:
+    """A BM25 index of chunks (open one with ``open``); writes become visible at ``commit()``."""
+
+    def __init__(self, index: tantivy.Index, path: Path | None, meta: dict[str, Any]) -> None:
+        self._index = index
+        self._schema = index.schema
+        self._path = path
+        self._writer: tantivy.IndexWriter | None = None
+        self.mode = TokenizerMode.parse(meta["tokenizer"])
+        self._committed: dict[str, str] = dict(meta["doc_versions"])
+        self._versions = dict(self._committed)
+
+    @classmethod
+    def open(cls, path: Path | None, *, mode: TokenizerMode = TokenizerMode.BIGRAM) -> LexicalIndex:
+        """The index in directory ``path`` (created if missing), or in memory for ``None``.
+
+        Raises ``StoreError`` when the directory holds an index built with another tokenizer
+        mode, or files that are not a lexical index.
+        """
+        fresh: dict[str, Any] = {"tokenizer": mode.value, "doc_versions": {}}
+        if path is None:
+            return cls(tantivy.Index(_schema()), None, fresh)
+        meta_path = path / META_FILE
+        if meta_path.exists():
+            meta = _read_meta(meta_path)
+            if meta["tokenizer"] != mode.value:
+                raise StoreError(
+                    f"lexical index {path} was built with tokenizer {meta['tokenizer']!r}, "
+                    f"not {mode.value!r}; delete the directory to rebuild it"
+                )
+            return cls(tantivy.Index.open(str(path)), path, meta)
+        if path.exists() and any(path.iterdir()):
+            raise StoreError(f"{path} is not empty and holds no lexical index ({META_FILE})")
+        path.mkdir(parents=True, exist_ok=True)
+        index = tantivy.Index(_schema(), path=str(path), reuse=False)
+        _write_meta(meta_path, fresh)
+        return cls(index, path, fresh)
+
+    # ------------------------------------------------------------------ writes
+
+    def add(self, chunks: Sequence[Chunk], *, tokens: Sequence[str] | None = None) -> None:
+        """Queue chunks for indexing and record ``chunk.version`` as their document's version.
+
+        ``tokens``, when given, holds for each chunk ``" ".join(tokenize(chunk.indexed_text,
+        self.mode))`` computed elsewhere (e.g. in worker processes); by default it is computed
+        here.
+        """
+        if not chunks:
+            return
+        if tokens is None:
+            tokens = [" ".join(tokenize(chunk.indexed_text, self.mode)) for chunk in chunks]
+        elif len(tokens) != len(chunks):
+            raise ValueError(f"{len(tokens)} token strings for {len(chunks)} chunks")
+        # Build every document first, so a bad chunk rejects the batch before any is queued.
+        documents = [_document(chunk, text) for chunk, text in zip(chunks, tokens, strict=True)]
+        writer = self._writer_for_update()
+        for document in documents:
+            writer.add_document(document)
+        for chunk in chunks:
+            self._versions[chunk.doc_id] = chunk.version
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        """Queue the removal of every chunk of these documents (chunks added later survive)."""
+        for doc_id in doc_ids:
+            self._writer_for_update().delete_documents_by_term(_DOC_ID, doc_id)
+            self._versions.pop(doc_id, None)
+
+    def set_doc_versions(self, versions: Mapping[str, str]) -> None:
+        """Replace the whole ``{doc_id: version}`` map (saved at the next ``commit``).
+
+        For callers whose notion of a document's version is not ``chunk.version``.
+        """
+        self._versions = dict(versions)
+
+    def commit(self) -> None:
+        """Make queued writes durable and visible to ``search``, then save the versions.
+
+        The writer (and tantivy's lock on the directory) is released once background merges
+        end, so another ``LexicalIndex`` on the same directory can write next.
+        """
+        if self._writer is not None:
+            self._writer.commit()
+            self._writer.wait_merging_threads()
+            self._writer = None
+        self._committed = dict(self._versions)
+        if self._path is not None:
+            _write_meta(
+                self._path / META_FILE,
+                {"tokenizer": self.mode.value, "doc_versions": self._versions},
+            )
+        self._index.reload()
+
+    def close(self) -> None:
+        """Drop uncommitted writes (and version changes) and release the writer lock."""
+        self._versions = dict(self._committed)
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer.wait_merging_threads()
+            self._writer = None
+
+    def __enter__(self) -> LexicalIndex:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _writer_for_update(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self._writer = self._index.writer(WRITER_HEAP_BYTES)
+        return self._writer
+
+    # ------------------------------------------------------------------ reads
+
+    def __len__(self) -> int:
+        """Committed chunks, deleted ones excluded."""
+        return self._index.searcher().num_docs
+
+    def doc_versions(self) -> dict[str, str]:
+        """``{doc_id: version}`` as recorded by ``add`` or ``set_doc_versions``.
+
+        Uncommitted changes are included until ``close`` drops them. A caller syncs
+        incrementally by deleting the documents whose version changed (or that are gone) and
+        adding the chunks of new or changed ones.
+        """
+        return dict(self._versions)
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        filters: RetrievalFilters | None = None,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> list[tuple[str, float]]:
+        """``(chunk_id, bm25 score)`` of the best ``top_k`` allowed chunks, best first."""
+        # Query terms are deduplicated: a repeated word in a question is not a stronger signal.
+        terms = list(dict.fromkeys(tokenize(query, self.mode)))
+        if not terms or top_k <= 0:
+            return []
+        searcher = self._index.searcher()
+        hits = searcher.search(self._query(terms, filters, clearance), top_k, count=False).hits
+        return [(searcher.doc(address)[_CHUNK_ID][0].decode(), score) for score, address in hits]
+
+    def _query(
+        self, terms: list[str], filters: RetrievalFilters | None, clearance: Sensitivity
+    ) -> tantivy.Query:
+        query, occur = tantivy.Query, tantivy.Occur
+        text = query.boolean_query(
+            [(occur.Should, query.term_query(self._schema, _TEXT, term)) for term in terms]
+        )
+        # Levels above the clearance are excluded rather than the allowed ones required: an
+        # exclusion costs about half as much as a required clause at a million chunks.
+        hidden = [
+            (occur.MustNot, query.term_query(self._schema, _SENSITIVITY, level.rank))
+            for level in Sensitivity
+            if not clearance.allows(level)
+        ]
+        # A constant score of 0: filters choose which chunks are scored, never how high.
+        required = [
+            (occur.Must, query.const_score_query(prune, 0.0))
+            for prune in _required(self._schema, filters or RetrievalFilters())
+        ]
+        if not (hidden or required):
+            return text
+        return query.boolean_query([(occur.Must, text), *required, *hidden])
+
+
+def _required(schema: tantivy.Schema, filters: RetrievalFilters) -> list[tantivy.Query]:
+    """Entity and period: any requested value or untagged; language: any requested value."""
+    wanted = [
+        (_ENTITY, [*filters.entities, _UNTAGGED] if filters.entities else []),
+        (_PERIOD, [*filters.periods, _UNTAGGED] if filters.periods else []),
+        (_LANGUAGE, list(filters.languages)),
+    ]
+    return [_any_of(schema, field, values) for field, values in wanted if values]
+
+
+def _any_of(schema: tantivy.Schema, field: str, values: list[str]) -> tantivy.Query:
+    if len(values) == 1:  # a term query skips the term set's bitset: ~15% faster at 1M chunks
+        return tantivy.Query.term_query(schema, field, values[0])
+    return tantivy.Query.term_set_query(schema, field, values)
+
+
+def _document(chunk: Chunk, tokens: str) -> tantivy.Document:
+    document = tantivy.Document()
+    document.add_text(_TEXT, tokens)
+    document.add_bytes(_CHUNK_ID, chunk.chunk_id.encode())
+    document.add_text(_DOC_ID, chunk.doc_id)
+    for entity in chunk.entities or (_UNTAGGED,):
+        document.add_text(_ENTITY, entity)
+    for period in chunk.periods or (_UNTAGGED,):
+        document.add_text(_PERIOD, period)
+    document.add_text(_LANGUAGE, chunk.language)
+    document.add_integer(_SENSITIVITY, Sensitivity.parse(chunk.sensitivity).rank)
+    return document
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    try:
+        meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"cannot read lexical index metadata {path}: {exc}") from exc
+    if meta.get("format") != FORMAT_VERSION:
+        raise StoreError(
+            f"lexical index {path.parent} has format {meta.get('format')!r}, "
+            f"expected {FORMAT_VERSION}; delete the directory to rebuild it"
+        )
+    return meta
+
+
+def _write_meta(path: Path, meta: dict[str, Any]) -> None:
+    """Write atomically, so a crash leaves the previous metadata rather than half a file."""
+    temporary = path.with_suffix(".tmp")
+    payload = {"format": FORMAT_VERSION, **meta}
+    temporary.write_text(json.dumps(payload, ensure_ascii=False, sort_keys=True), "utf-8")
+    os.replace(temporary, path)
