@@ -36,6 +36,12 @@ def _aliases(glossary: Glossary, kind: str, code: str, target: str) -> list[str]
     if item is None:
         return []
     names = [item.name_zh, item.name_en, *item.aliases]
+    if kind == "entity" and code != profile.company.home_entity:
+        # "<home company> <region>" aliases would add the company's name, which every
+        # document contains, and pull the variant towards all of them.
+        home = profile.home_entity
+        company = [a.casefold() for a in (home.name_zh, home.name_en, *home.aliases) if len(a) > 2]
+        names = [n for n in names if not any(c in n.casefold() for c in company)]
     wanted = [n for n in names if bool(CJK.search(n)) == (target == "zh")]
     # Two-letter ASCII aliases (region codes) are noisy tokens on their own; keep 3+ letters.
     return [n for n in wanted if target == "zh" or len(n) > 2]
