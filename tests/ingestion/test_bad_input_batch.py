@@ -294,3 +294,17 @@ def test_a_write_failing_midway_leaves_the_previous_version_intact(
     assert after["documents"][0] != before["documents"][0]
     assert 1850.0 in {f.value for f in store.list_facts(doc_id=MEMO)}
     assert 1750.0 not in {f.value for f in store.list_facts(doc_id=MEMO)}
+
+
+def test_a_file_named_directly_with_an_unsupported_type_fails_alone(tmp_path: Path) -> None:
+    from ragspine.ingestion.pipeline import Outcome, ingest
+    from ragspine.profile.loader import load_profile
+    from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+
+    slides = tmp_path / "slides.key"
+    slides.write_bytes(b"keynote")
+    store = SQLiteWorkspaceStore(tmp_path / "ws.db")
+    store.init_schema()
+    (result,) = ingest([slides], store, load_profile()).results
+    assert result.outcome == Outcome.FAILED
+    assert str(slides) in result.error and "unsupported file type" in result.error

@@ -110,9 +110,10 @@ def discover(paths: Sequence[Path]) -> list[SourceFile]:
                 and not any(part.startswith(".") for part in p.relative_to(root).parts)
             )
         for doc_id, path in candidates:
-            if path.suffix.lower() in SUPPORTED_SUFFIXES and not path.name.endswith(
-                METADATA_SUFFIX
-            ):
+            # A file named directly is always attempted, so an unsupported type fails loudly
+            # instead of vanishing; in folders only supported types are picked up.
+            supported = path.suffix.lower() in SUPPORTED_SUFFIXES or root.is_file()
+            if supported and not path.name.endswith(METADATA_SUFFIX):
                 found.setdefault(doc_id, SourceFile(doc_id, path))
     return [found[k] for k in sorted(found)]
 
@@ -154,6 +155,8 @@ def _ingest_one(
     limits: SafetyLimits,
 ) -> FileResult:
     try:
+        if source.path.stat().st_size > limits.max_bytes:
+            check_file(source.path, limits)  # raises "oversized" before reading the bytes
         content_hash = _sha256(source.path)
         metadata = _metadata(source.path)
         metadata_hash = hashlib.sha256(

@@ -314,7 +314,7 @@ def _map_cell(
             ReviewCandidate(
                 locator,
                 ReviewReason.UNIT_MISMATCH,
-                f"{metric[0]} is a {definition.kind.value} metric but the cell is a percentage "
+                f"{metric[0]} is measured as {definition.kind.value}, but the cell is a percentage "
                 "or the header names another unit",
             )
         )
