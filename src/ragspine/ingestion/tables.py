@@ -98,8 +98,12 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
     row_labels = [read_label(_row_text(table, r, header_cols), glossary) for r in range(len(grid))]
     chain = _chain(table, glossary, doc_title)
     result = TableMapping()
-    skipped_rows = _unmapped_rows(table, row_labels, numbers, header_rows, header_cols, result)
-    skipped_cols = _unmapped_cols(table, col_labels, numbers, header_rows, header_cols, result)
+    skipped_rows = _unmapped(
+        table, row_labels, numbers, header_rows, header_cols, result, rows=True
+    )
+    skipped_cols = _unmapped(
+        table, col_labels, numbers, header_rows, header_cols, result, rows=False
+    )
     table_problems: dict[ReviewReason, str] = {}
     for r in data:
         if r in skipped_rows:
@@ -193,54 +197,45 @@ def _value_locator(table: Table, cell: Cell, row: LabelReading, col: LabelReadin
     return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
 
 
-def _unmapped_rows(
+def _unmapped(
     table: Table,
     labels: list[LabelReading],
     numbers: list[list[ParsedNumber | None]],
     header_rows: int,
     header_cols: int,
     result: TableMapping,
+    *,
+    rows: bool,
 ) -> set[int]:
+    """Rows (or columns) with numbers whose header label is not fully explained.
+
+    Each gets one ``unmapped_label`` review item at its innermost header cell, and its numbers
+    are left out: a label we cannot read names no metric we could vouch for.
+    """
     skipped: set[int] = set()
-    for r in range(header_rows, table.n_rows):
-        label = labels[r]
-        if label.covered or not any(numbers[r]):
-            continue
-        skipped.add(r)
-        cells = [c for col in range(header_cols) if (c := table.cell(r, col)) and c.text.strip()]
-        anchor = cells[-1] if cells else table.cells[r][0]
-        result.review.append(
-            ReviewCandidate(
-                _label_locator(table, anchor),
-                ReviewReason.UNMAPPED_LABEL,
-                f"row label {label.text!r} is not in the glossary",
-            )
+    positions = range(header_rows, table.n_rows) if rows else range(header_cols, table.n_cols)
+    for p in positions:
+        data = (
+            [_at(numbers, p, c) for c in range(table.n_cols)]
+            if rows
+            else [_at(numbers, r, p) for r in range(header_rows, table.n_rows)]
         )
-    return skipped
-
-
-def _unmapped_cols(
-    table: Table,
-    labels: list[LabelReading],
-    numbers: list[list[ParsedNumber | None]],
-    header_rows: int,
-    header_cols: int,
-    result: TableMapping,
-) -> set[int]:
-    skipped: set[int] = set()
-    for c in range(header_cols, table.n_cols):
-        label = labels[c]
-        has_values = any(_at(numbers, r, c) for r in range(header_rows, table.n_rows))
-        if label.covered or not has_values:
+        if labels[p].covered or not any(data):
             continue
-        skipped.add(c)
-        cells = [x for r in range(header_rows) if (x := table.cell(r, c)) and x.text.strip()]
-        anchor = cells[-1] if cells else table.cells[0][c]
+        skipped.add(p)
+        headers = (
+            [table.cell(p, c) for c in range(header_cols)]
+            if rows
+            else [table.cell(r, p) for r in range(header_rows)]
+        )
+        cells = [c for c in headers if c is not None and c.text.strip()]
+        anchor = cells[-1] if cells else (table.cells[p][0] if rows else table.cells[0][p])
+        axis = "row" if rows else "column"
         result.review.append(
             ReviewCandidate(
                 _label_locator(table, anchor),
                 ReviewReason.UNMAPPED_LABEL,
-                f"column label {label.text!r} is not in the glossary",
+                f"{axis} label {labels[p].text!r} is not in the glossary",
             )
         )
     return skipped
