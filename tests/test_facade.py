@@ -107,3 +107,15 @@ def test_loading_the_quickstart_facts_twice_keeps_one_copy(workspace: Path) -> N
     with Workspace.open(workspace).fact_store() as store:
         again = load_quickstart_facts(store)
         assert store.count_facts() == again == len(quickstart_facts())
+
+
+def test_rerank_uses_the_provider_and_falls_back_on_nonsense(tmp_path: Path) -> None:
+    from ragspine.demo.tour import build_demo_workspace
+    from tests.agent.helpers import ScriptedProvider, text
+
+    ws, _ = build_demo_workspace(tmp_path / "ws")
+    judge = ScriptedProvider([text("not a ranking"), text("The memo explains it [1].")])
+    with RAGSpine.open(ws.root, provider=judge, rerank=True) as rag:
+        result = rag.ask("香港监管动态", reference_date=date(2026, 11, 26))
+    assert judge.calls == 2  # one rerank call (malformed → fused order kept), one synthesis
+    assert result.sources[0]["doc"] == "memos/HK_Regulatory_Memo.docx"

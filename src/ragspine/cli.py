@@ -251,12 +251,15 @@ def ask(
         str | None,
         typer.Option(help="Add dense retrieval: 'hashing', 'minilm' or a model path/name."),
     ] = None,
+    rerank: Annotated[
+        bool, typer.Option("--rerank", help="Let the provider reorder retrieved passages.")
+    ] = False,
 ) -> None:
     """Answer one question from a workspace's facts and documents, and list the sources."""
     day = parse_reference_date(reference_date)
     level = parse_clearance(clearance)
     llm = build_provider(provider, model=model, base_url=base_url)
-    with RAGSpine.open(workspace, provider=llm, clearance=level, dense=dense) as rag:
+    with RAGSpine.open(workspace, provider=llm, clearance=level, dense=dense, rerank=rerank) as rag:
         result = rag.ask(question, reference_date=day)
     if json_output:
         typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))

@@ -19,6 +19,7 @@ from ragspine.observability.trace import TraceSink
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
+from ragspine.retrieval.rerank import LLMListwiseReranker, Reranker
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import Workspace
 
@@ -27,9 +28,10 @@ class _LazyRetriever:
     """Opens (and syncs) the workspace's indexes on the first narrative question only, so
     structured questions never pay for loading the search index."""
 
-    def __init__(self, workspace: Workspace, dense: str | None) -> None:
+    def __init__(self, workspace: Workspace, dense: str | None, reranker: Reranker | None) -> None:
         self._workspace = workspace
         self._dense = dense
+        self._reranker = reranker
         self._inner: NarrativeRetriever | None = None
 
     def retrieve(
@@ -43,7 +45,9 @@ class _LazyRetriever:
         if self._inner is None:
             from ragspine.retrieval.retriever import open_retriever
 
-            self._inner = open_retriever(self._workspace, dense=self._dense)
+            self._inner = open_retriever(
+                self._workspace, dense=self._dense, reranker=self._reranker
+            )
         return self._inner.retrieve(query, top_k=top_k, filters=filters, clearance=clearance)
 
     def reset(self) -> None:
@@ -63,9 +67,11 @@ class RAGSpine:
         clearance: Sensitivity,
         trace_sink: TraceSink,
         dense: str | None = None,
+        rerank: bool = False,
     ) -> None:
         self.workspace = workspace
-        self.retriever = _LazyRetriever(workspace, dense)
+        reranker = LLMListwiseReranker(provider) if rerank else None
+        self.retriever = _LazyRetriever(workspace, dense, reranker)
         self.store = store
         self.profile = profile
         self.provider = provider
@@ -81,6 +87,7 @@ class RAGSpine:
         clearance: Sensitivity | str = DEFAULT_CLEARANCE,
         create: bool = False,
         dense: str | None = None,
+        rerank: bool = False,
     ) -> Self:
         """Open a workspace; it is created only when ``create`` is true.
 
@@ -88,14 +95,17 @@ class RAGSpine:
         ``ProfileError`` when the workspace's ``profile.toml`` is malformed and ``ValueError``
         for an unknown clearance. ``provider`` defaults to the offline ``MockProvider``;
         ``dense`` names an embedding backend ("hashing", "minilm", a model path) to add the
-        dense channel to narrative retrieval.
+        dense channel to narrative retrieval; ``rerank`` lets the provider reorder retrieved
+        passages (any failure keeps the fused order).
         """
         level = Sensitivity.parse(clearance)
         root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
         ws = Workspace.create(root) if create else Workspace.open(root)
         profile = ws.profile()
         store = ws.fact_store()
-        return cls(ws, store, profile, provider or MockProvider(), level, ws.trace_sink(), dense)
+        return cls(
+            ws, store, profile, provider or MockProvider(), level, ws.trace_sink(), dense, rerank
+        )
 
     def ingest(self, *paths: str | Path, dry_run: bool = False) -> IngestReport:
         """Ingest files or folders into this workspace (unchanged files are skipped)."""

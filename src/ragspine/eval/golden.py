@@ -1,0 +1,352 @@
+"""The golden answer set: judged questions over the demo corpus, loaded, asked and scored.
+
+Each JSONL line is one case: the question, the reference date and clearance it is asked with,
+its tags, and what a correct answer does (``expect``): which clarification mode the gateway
+takes, whether the answer must be a refusal, which facts it must state and cite (value, unit,
+document and locator, judged against the corpus's ground truth), which narrative documents
+answer it, and strings that must never appear (RESTRICTED text for an uncleared caller, a
+number planted in the question). A case the engine currently gets wrong carries
+``known_issue``: it is still asked and reported, but kept out of the gates.
+
+``run_golden_eval`` takes the asking as a callable, so the same set runs against any workspace
+and provider; ``ask_with`` builds that callable for a workspace folder. Scoring lives in
+``ragspine.eval.gates``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from ragspine.agent.agent import AgentResult
+from ragspine.agent.clarify import (
+    CLARIFY_ANSWER_WITH_ASSUMPTIONS,
+    CLARIFY_ASK_FIRST,
+    CLARIFY_NONE,
+    CLARIFY_OUT_OF_SCOPE_ENTITY,
+)
+from ragspine.agent.llm_provider import LLMProvider
+from ragspine.errors import UsageError
+from ragspine.eval.gates import NARRATIVE_K, GoldenReport, build_report, score_case
+from ragspine.facade import RAGSpine
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+
+GOLDEN_SET_NAME = "golden.jsonl"
+# The demo's "today": relative periods in the set (去年, last quarter) were judged against it.
+DEFAULT_REFERENCE_DATE = date(2026, 11, 26)
+
+
+class ClarifyMode(StrEnum):
+    """The clarification gateway's decision, as ``expect.mode`` names it."""
+
+    NONE = CLARIFY_NONE
+    ASK_FIRST = CLARIFY_ASK_FIRST
+    ANSWER_WITH_ASSUMPTIONS = CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    OUT_OF_SCOPE_ENTITY = CLARIFY_OUT_OF_SCOPE_ENTITY
+
+    @classmethod
+    def parse(cls, raw: str) -> ClarifyMode:
+        """The mode named ``raw``; a ValueError lists the valid options."""
+        try:
+            return cls(raw)
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise ValueError(f"unknown mode {raw!r}; valid options: {valid}") from None
+
+
+# Modes that never answer with a value: a case expecting them must expect a refusal.
+REFUSING_MODES = frozenset({ClarifyMode.ASK_FIRST, ClarifyMode.OUT_OF_SCOPE_ENTITY})
+
+
+@dataclass(frozen=True)
+class ExpectedValue:
+    """A fact the answer must state (value and unit) and cite (document and locator)."""
+
+    metric: str
+    entity: str
+    period_label: str
+    channel: str
+    value: float
+    unit: str
+    doc: str
+    locator: str
+
+    @property
+    def key(self) -> str:
+        """``METRIC/ENTITY/PERIOD/CHANNEL``, for messages."""
+        return f"{self.metric}/{self.entity}/{self.period_label}/{self.channel}"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What a correct answer does; a field left unset is not checked."""
+
+    mode: ClarifyMode | None = None
+    reason: str | None = None
+    assumed: Mapping[str, str] | None = None
+    refuse: bool | None = None
+    values: tuple[ExpectedValue, ...] = ()
+    derived: tuple[str, ...] = ()
+    narrative_docs: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldenCase:
+    """One judged question; ``known_issue`` keeps a case the engine gets wrong out of the gates."""
+
+    id: str
+    question: str
+    reference_date: date = DEFAULT_REFERENCE_DATE
+    tags: tuple[str, ...] = ()
+    clearance: Sensitivity = DEFAULT_CLEARANCE
+    expect: Expectation = field(default_factory=Expectation)
+    known_issue: str = ""
+    note: str = ""
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def default_golden_path() -> Path:
+    """The golden set shipped in the package."""
+    return Path(str(resources.files("ragspine.eval").joinpath("data", GOLDEN_SET_NAME)))
+
+
+def load_golden(path: str | Path | None = None) -> list[GoldenCase]:
+    """Read a golden JSONL set (default: the shipped one); errors name the file and line."""
+    source = Path(path) if path is not None else default_golden_path()
+    try:
+        lines = source.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read golden set {source}: {exc.strerror}") from None
+    cases: list[GoldenCase] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            case = parse_case(line)
+        except ValueError as exc:
+            raise UsageError(f"{source}:{number}: {exc}") from None
+        if case.id in seen:
+            raise UsageError(f"{source}:{number}: duplicate id {case.id!r}")
+        seen.add(case.id)
+        cases.append(case)
+    if not cases:
+        raise UsageError(f"golden set {source} holds no cases")
+    return cases
+
+
+_CASE_FIELDS = {
+    "id",
+    "question",
+    "reference_date",
+    "tags",
+    "clearance",
+    "expect",
+    "known_issue",
+    "note",
+}
+_EXPECT_FIELDS = {
+    "mode",
+    "reason",
+    "assumed",
+    "refuse",
+    "values",
+    "derived",
+    "narrative_docs",
+    "forbidden",
+}
+_VALUE_FIELDS = {"metric", "entity", "period_label", "channel", "value", "unit", "doc", "locator"}
+
+
+def parse_case(line: str) -> GoldenCase:
+    """One JSONL line as a case; a ValueError says what is wrong with it."""
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise ValueError("each line must be one JSON object")
+    _check_fields(raw, _CASE_FIELDS, "field")
+    expect_raw = raw.get("expect", {})
+    if not isinstance(expect_raw, dict):
+        raise ValueError("'expect' must be an object")
+    return GoldenCase(
+        id=_text(raw, "id"),
+        question=_text(raw, "question"),
+        reference_date=_date(raw.get("reference_date")),
+        tags=_strings(raw, "tags"),
+        clearance=Sensitivity.parse(_text(raw, "clearance", DEFAULT_CLEARANCE.value)),
+        expect=_expectation(expect_raw),
+        known_issue=_text(raw, "known_issue", ""),
+        note=_text(raw, "note", ""),
+    )
+
+
+def _expectation(raw: dict[str, Any]) -> Expectation:
+    _check_fields(raw, _EXPECT_FIELDS, "expect field")
+    mode = ClarifyMode.parse(_text(raw, "mode")) if "mode" in raw else None
+    refuse = raw.get("refuse")
+    if refuse is not None and not isinstance(refuse, bool):
+        raise ValueError("'expect.refuse' must be true or false")
+    values = raw.get("values", [])
+    if not isinstance(values, list):
+        raise ValueError("'expect.values' must be a list of value objects")
+    expect = Expectation(
+        mode=mode,
+        reason=_text(raw, "reason") if "reason" in raw else None,
+        assumed=_assumed(raw.get("assumed")),
+        refuse=refuse,
+        values=tuple(_value(item) for item in values),
+        derived=_strings(raw, "derived"),
+        narrative_docs=_strings(raw, "narrative_docs"),
+        forbidden=_strings(raw, "forbidden"),
+    )
+    _check_consistent(expect)
+    return expect
+
+
+def _check_consistent(expect: Expectation) -> None:
+    """Reject expectations no answer can meet, so a typo cannot hide as a failing case."""
+    if expect.refuse and (expect.values or expect.derived):
+        raise ValueError("a case expecting a refusal cannot expect values")
+    if expect.mode in REFUSING_MODES and expect.refuse is False:
+        raise ValueError(f"mode {expect.mode.value} never answers; set refuse to true")
+    if expect.reason is not None and expect.mode is None:
+        raise ValueError("'expect.reason' needs 'expect.mode'")
+    if expect.assumed is not None and expect.mode is not ClarifyMode.ANSWER_WITH_ASSUMPTIONS:
+        raise ValueError("'expect.assumed' needs mode answer_with_assumptions")
+
+
+def _value(item: Any) -> ExpectedValue:
+    if not isinstance(item, dict):
+        raise ValueError(f"value {item!r} must be an object")
+    missing = sorted(_VALUE_FIELDS - set(item))
+    if missing:
+        raise ValueError(f"value {item!r} lacks {', '.join(missing)}")
+    _check_fields(item, _VALUE_FIELDS, "value field")
+    number = item["value"]
+    if isinstance(number, bool) or not isinstance(number, int | float) or not math.isfinite(number):
+        raise ValueError(f"value {item!r}: 'value' must be a finite number")
+    return ExpectedValue(
+        metric=_text(item, "metric"),
+        entity=_text(item, "entity"),
+        period_label=_text(item, "period_label"),
+        channel=_text(item, "channel"),
+        value=float(number),
+        unit=_text(item, "unit"),
+        doc=_text(item, "doc"),
+        locator=_text(item, "locator"),
+    )
+
+
+def _assumed(raw: Any) -> Mapping[str, str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
+    ):
+        raise ValueError("'expect.assumed' must map slot names to strings")
+    return dict(raw)
+
+
+def _check_fields(raw: dict[str, Any], allowed: set[str], what: str) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        valid = ", ".join(sorted(allowed))
+        raise ValueError(f"unknown {what}(s) {', '.join(unknown)}; valid: {valid}")
+
+
+def _text(raw: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or (default is None and not value.strip()):
+        raise ValueError(f"'{key}' must be a non-empty string")
+    return value
+
+
+def _strings(raw: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ValueError(f"'{key}' must be a list of non-empty strings")
+    return tuple(value)
+
+
+def _date(raw: Any) -> date:
+    if raw is None:
+        return DEFAULT_REFERENCE_DATE
+    if not isinstance(raw, str):
+        raise ValueError("'reference_date' must be a YYYY-MM-DD string")
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(f"'reference_date' {raw!r} is not a YYYY-MM-DD date") from None
+
+
+# --------------------------------------------------------------------------- running
+
+Asker = Callable[[GoldenCase], AgentResult]
+
+
+def run_golden_eval(
+    ask: Asker, cases: Iterable[GoldenCase], *, k: int = NARRATIVE_K
+) -> GoldenReport:
+    """Ask every case (known issues included) and score the answers; see ``gates``."""
+    if k < 1:
+        raise UsageError(f"k must be at least 1, got {k}")
+    scores = [score_case(case, ask(case), k=k) for case in cases]
+    if not scores:
+        raise UsageError("no golden cases to evaluate")
+    return build_report(scores, k=k)
+
+
+class WorkspaceAsker:
+    """Asks each case against one workspace, opened once per clearance level it needs.
+
+    Use as a context manager (or call ``close``) so the stores are closed.
+    """
+
+    def __init__(self, workspace: str | Path, provider: LLMProvider | None = None) -> None:
+        self._workspace = Path(workspace)
+        self._provider = provider
+        self._open: dict[Sensitivity, RAGSpine] = {}
+
+    def __call__(self, case: GoldenCase) -> AgentResult:
+        rag = self._open.get(case.clearance)
+        if rag is None:
+            rag = RAGSpine.open(self._workspace, provider=self._provider, clearance=case.clearance)
+            self._open[case.clearance] = rag
+        return rag.ask(case.question, reference_date=case.reference_date)
+
+    def close(self) -> None:
+        for rag in self._open.values():
+            rag.close()
+        self._open.clear()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def ask_with(workspace: str | Path, provider: LLMProvider | None = None) -> WorkspaceAsker:
+    """An ``Asker`` for ``run_golden_eval`` over ``workspace``; ``provider`` defaults to the mock.
+
+    Each case is asked with its own reference date and clearance.
+    """
+    return WorkspaceAsker(workspace, provider)
