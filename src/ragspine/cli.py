@@ -41,6 +41,9 @@ from ragspine.demo.fixtures import load_quickstart_facts
 from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, TRY_QUESTION, run_quickstart
 from ragspine.demo.tour import DEMO_REFERENCE_DATE, build_demo_workspace, run_demo
 from ragspine.errors import RagSpineError, ReviewError, StoreError, UsageError, mapping_for
+from ragspine.eval.gates import check_baseline, ratchet_baseline
+from ragspine.eval.gates import render_report as render_golden
+from ragspine.eval.golden import ask_with, load_golden, run_golden_eval
 from ragspine.eval.retrieval_eval import load_eval_set, render_report, run_retrieval_eval
 from ragspine.facade import RAGSpine
 from ragspine.ingest_console import (
@@ -407,8 +410,69 @@ def review_reject(
     typer.echo(f"item {item.item_id}: rejected" + ("" if changed else " (already rejected)"))
 
 
-eval_app = typer.Typer(help="Measure answer and retrieval quality.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Measure answer quality on the golden set (default) or retrieval quality.",
+    invoke_without_command=True,
+)
 app.add_typer(eval_app, name="eval")
+
+
+@eval_app.callback()
+@guarded
+def eval_golden(
+    ctx: typer.Context,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
+        ),
+    ] = None,
+    golden: Annotated[
+        Path | None, typer.Option(help="A JSONL golden set; the shipped set by default.")
+    ] = None,
+    provider: Annotated[
+        ProviderName, typer.Option(help="LLM provider; mock is offline and deterministic.")
+    ] = ProviderName.MOCK,
+    model: Annotated[str | None, typer.Option(help="Model name for openai or anthropic.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="Baseline JSON; the shipped baseline by default.")
+    ] = None,
+    update_baseline: Annotated[
+        bool, typer.Option("--update-baseline", help="Raise the baseline to this run's scores.")
+    ] = False,
+    allow_lower: Annotated[
+        bool, typer.Option("--allow-lower", help="With --update-baseline: also lower it.")
+    ] = False,
+) -> None:
+    """The four gates (numeric, citation, refusal, clarification), fabrication count, narrative
+    recall and per-tag breakdowns; exits 1 on a regression against the baseline."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if allow_lower and not update_baseline:
+        raise UsageError("--allow-lower only applies together with --update-baseline")
+    cases = load_golden(golden)
+    llm = build_provider(provider, model=model, base_url=base_url)
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
+        if workspace is None:
+            workspace = Path(tmp) / "ws"
+            build_demo_workspace(workspace)
+        with ask_with(workspace, llm) as asker:
+            report = run_golden_eval(asker, cases)
+    if json_output:
+        typer.echo(report.to_json())
+    else:
+        Console(highlight=False).print(render_golden(report))
+    if update_baseline:
+        ratchet_baseline(report, baseline, allow_lower=allow_lower)
+    regressions = check_baseline(report, baseline)
+    for line in regressions:
+        typer.echo(f"regression: {line}", err=True)
+    if regressions:
+        raise typer.Exit(1)
 
 
 @_command_in(eval_app, "retrieval")

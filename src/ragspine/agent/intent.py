@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Protocol
 
+import rjieba
+
 from ragspine.agent import cues
 from ragspine.agent.clarify import (
     CLARIFY_ANSWER_WITH_ASSUMPTIONS,
@@ -194,7 +196,7 @@ def _unknown_entities(
         residual,
     )
     for match in _CJK_RUN.finditer(residual):
-        if _next_to_slot(residual, match.start(), match.end()):
+        if _next_to_slot(residual, match.start(), match.end()) and _nameish(match.group()):
             found.append(match.group())
     for match in _ASCII_TOKEN.finditer(residual):
         word = _bare(match.group())
@@ -203,6 +205,20 @@ def _unknown_entities(
         if _next_to_slot(residual, match.start(), match.end()):
             found.append(word)
     return tuple(dict.fromkeys(found))
+
+
+# Part-of-speech tags (jieba's) that can name a company or a place: nouns, place words,
+# proper nouns, and words the dictionary does not know at all.
+_NAME_TAGS = ("n", "s", "x", "eng", "j")
+
+
+def _nameish(run: str) -> bool:
+    """A leftover CJK run can be a company or region only if some word in it is noun-like.
+
+    Verbs ("扭亏", "提升"), conjunctions ("既然"), pronouns ("其他") and the like are ordinary
+    words next to a slot, not an entity the profile lacks.
+    """
+    return any(tag.startswith(_NAME_TAGS) for _, tag in rjieba.tag(run))
 
 
 def _blank(match: re.Match[str]) -> str:

@@ -22,6 +22,8 @@ CHANNEL = "channel"
 # A metric alias glued to one of these names a different metric that the profile does not
 # know (alias + "率", alias + " margin"): answering with the alias's figure would be wrong.
 METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)
+# "其他" / "other" before a metric alias names a different line item ("other income").
+METRIC_PREFIX = re.compile(r"(?:其他|其它|(?<![A-Za-z])other\s+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -56,17 +58,21 @@ class Glossary:
     def match_terms(self, text: str) -> TermMatches:
         """Longest-first alias hits, with two corrections every reader of text needs.
 
-        A metric alias followed by a ratio suffix is not that metric (its span is reported in
-        ``other_metrics``), and a home-company alias right before another entity qualifies it
-        ("<home company> <region>" is the region) instead of adding a second entity.
+        A metric alias preceded by "other" or followed by a ratio suffix is not that metric
+        (its span is reported in ``other_metrics``), and a home-company alias right before
+        another entity qualifies it ("<home company> <region>" is the region) instead of
+        adding a second entity.
         """
         hits: list[AliasHit] = []
         other: list[tuple[int, int]] = []
         home = self.profile.company.home_entity
         for hit in self.terms.finditer(text):
             suffix = METRIC_SUFFIX.match(text, hit.end) if hit.kind == METRIC else None
-            if suffix is not None:
-                other.append((hit.start, suffix.end()))
+            prefix = METRIC_PREFIX.search(text, 0, hit.start) if hit.kind == METRIC else None
+            if suffix is not None or prefix is not None:
+                other.append(
+                    (prefix.start() if prefix else hit.start, suffix.end() if suffix else hit.end)
+                )
                 continue
             previous = hits[-1] if hits else None
             if (
