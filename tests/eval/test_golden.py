@@ -208,5 +208,5 @@ def test_errors_name_the_file_and_line(
 def test_duplicate_ids_and_empty_sets_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match=r"set\.jsonl:2: duplicate id 'a'"):
         load_golden(_write(tmp_path, GOOD, GOOD))
-    with pytest.raises(UsageError, match="holds no cases"):
+    with pytest.raises(UsageError, match="holds no records"):
         load_golden(_write(tmp_path, ""))

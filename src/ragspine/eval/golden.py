@@ -36,6 +36,7 @@ from ragspine.agent.clarify import (
 from ragspine.agent.llm_provider import LLMProvider
 from ragspine.errors import UsageError
 from ragspine.eval.gates import NARRATIVE_K, GoldenReport, build_report, score_case
+from ragspine.eval.jsonl import read_records
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 
@@ -124,26 +125,7 @@ def default_golden_path() -> Path:
 def load_golden(path: str | Path | None = None) -> list[GoldenCase]:
     """Read a golden JSONL set (default: the shipped one); errors name the file and line."""
     source = Path(path) if path is not None else default_golden_path()
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read golden set {source}: {exc.strerror}") from None
-    cases: list[GoldenCase] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            case = parse_case(line)
-        except ValueError as exc:
-            raise UsageError(f"{source}:{number}: {exc}") from None
-        if case.id in seen:
-            raise UsageError(f"{source}:{number}: duplicate id {case.id!r}")
-        seen.add(case.id)
-        cases.append(case)
-    if not cases:
-        raise UsageError(f"golden set {source} holds no cases")
-    return cases
+    return read_records(source, parse_case, "golden set")
 
 
 _CASE_FIELDS = {

@@ -28,6 +28,7 @@ from rich.table import Table
 from ragspine.agent.intent import parse_intent
 from ragspine.agent.narrative import filters_for
 from ragspine.errors import UsageError
+from ragspine.eval.jsonl import read_records
 from ragspine.eval.metrics import is_match, ndcg_at_k, recall_at_k, reciprocal_rank
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
@@ -203,26 +204,7 @@ def default_eval_set_path() -> Path:
 def load_eval_set(path: str | Path | None = None) -> list[EvalQuery]:
     """Read a JSONL query set (default: the packaged one); errors name the file and line."""
     source = Path(path) if path is not None else default_eval_set_path()
-    try:
-        lines = source.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read eval set {source}: {exc.strerror}") from None
-    queries: list[EvalQuery] = []
-    seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            query = _parse_line(line)
-        except ValueError as exc:
-            raise UsageError(f"{source}:{number}: {exc}") from None
-        if query.id in seen:
-            raise UsageError(f"{source}:{number}: duplicate id {query.id!r}")
-        seen.add(query.id)
-        queries.append(query)
-    if not queries:
-        raise UsageError(f"eval set {source} holds no queries")
-    return queries
+    return read_records(source, _parse_line, "eval set")
 
 
 _FIELDS = {"id", "query", "category", "relevant", "clearance", "note"}
