@@ -12,12 +12,19 @@ SDK really sent and how the adapter reacts to real HTTP failures. Usage::
 Replies are consumed in order by whichever endpoint is called (``POST /v1/chat/completions`` or
 ``POST /v1/messages``) and rendered in that endpoint's format. An unscripted request gets an
 HTTP 500 so a test that calls the model more often than expected fails loudly.
+
+A Chat Completions request with ``"stream": true`` gets its reply as server-sent chunks, sent
+with chunked transfer encoding like real servers: the text word by word, the tool call's
+arguments a few characters at a time, then the finish reason and ``[DONE]``. ``Reply.cut_stream``
+drops the connection after some chunks (a server dying mid-answer), ``Reply.unfinished_stream``
+ends the stream cleanly without a finish reason, and ``Reply.raw_stream`` sends chunks as given.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -42,6 +49,11 @@ class Reply:
     error_message: str = ""
     delay: float = 0.0
     raw_body: dict[str, object] | None = None
+    # Streaming only: drop the connection after this many chunks; end without a finish reason;
+    # send one chunk per given choice instead of the ones rendered from the reply.
+    cut_after: int | None = None
+    finish: bool = True
+    raw_chunks: tuple[dict[str, object], ...] | None = None
 
     @classmethod
     def text_reply(cls, text: str) -> Reply:
@@ -70,6 +82,21 @@ class Reply:
     def raw(cls, body: dict[str, object], status: int = 200) -> Reply:
         """Send ``body`` as is, for shapes the other builders cannot express."""
         return cls(raw_body=body, status=status)
+
+    @classmethod
+    def cut_stream(cls, text: str, *, after: int) -> Reply:
+        """Stream ``text`` but drop the connection after ``after`` chunks."""
+        return cls(text=text, cut_after=after)
+
+    @classmethod
+    def unfinished_stream(cls, text: str) -> Reply:
+        """Stream ``text`` and ``[DONE]`` but never a finish reason."""
+        return cls(text=text, finish=False)
+
+    @classmethod
+    def raw_stream(cls, *choices: dict[str, object]) -> Reply:
+        """Stream one chunk per choice (``index``, ``delta``, ``finish_reason``), then [DONE]."""
+        return cls(raw_chunks=choices)
 
 
 @dataclass(frozen=True)
@@ -148,10 +175,36 @@ def _handler_for(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             reply = server._next_reply(self.path, headers, body)
             if reply.delay:
                 server._wait(reply.delay)
+            streamed = isinstance(body, dict) and body.get("stream") is True
             render = _openai_body if self.path == OPENAI_PATH else _anthropic_body
             # The client may have given up (timeout) before a slow reply was ready.
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self._send(reply.status, render(reply))
+                if streamed and self.path == OPENAI_PATH and reply.status == 200:
+                    self._stream(reply)
+                else:
+                    self._send(reply.status, render(reply))
+
+        def _stream(self, reply: Reply) -> None:
+            # Chunked framing needs HTTP/1.1; the connection closes after this one reply.
+            self.protocol_version = "HTTP/1.1"
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            for sent, chunk in enumerate(_openai_chunks(reply)):
+                if sent == reply.cut_after:
+                    # No terminating chunk: the client sees the body break off.
+                    self.wfile.flush()
+                    return
+                self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+
+        def _write_chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
         def _send(self, status: int, payload: dict[str, object]) -> None:
             data = json.dumps(payload).encode()
@@ -200,6 +253,38 @@ def _openai_body(reply: Reply) -> dict[str, object]:
             }
         ],
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+    }
+
+
+def _openai_chunks(reply: Reply) -> list[dict[str, object]]:
+    """The reply as ``chat.completion.chunk`` payloads, split the way real servers split them."""
+    if reply.raw_chunks is not None:
+        return [_chunk(c) for c in reply.raw_chunks]
+    deltas: list[dict[str, object]] = [{"role": "assistant", "content": ""}]
+    deltas += [{"content": word} for word in re.findall(r"\S+\s*", reply.text)]
+    if reply.tool_name is not None:
+        function = {"name": reply.tool_name, "arguments": ""}
+        first = {"index": 0, "id": reply.tool_call_id, "type": "function", "function": function}
+        deltas.append({"tool_calls": [first]})
+        arguments = _wire_arguments(reply)
+        deltas += [
+            {"tool_calls": [{"index": 0, "function": {"arguments": arguments[i : i + 5]}}]}
+            for i in range(0, len(arguments), 5)
+        ]
+    chunks = [_chunk({"index": 0, "delta": d, "finish_reason": None}) for d in deltas]
+    if reply.finish:
+        reason = "tool_calls" if reply.tool_name else "stop"
+        chunks.append(_chunk({"index": 0, "delta": {}, "finish_reason": reason}))
+    return chunks
+
+
+def _chunk(choice: dict[str, object]) -> dict[str, object]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "fake-model",
+        "choices": [choice],
     }
 
 

@@ -4,10 +4,12 @@ import json
 import socket
 import sys
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import (
     SLOT_HINT_PREFIX,
     AnthropicProvider,
@@ -19,7 +21,9 @@ from ragspine.agent.llm_provider import (
     to_anthropic_tool,
     to_openai_tool,
 )
+from ragspine.agent.messages import zh
 from tests.agent.fake_llm_server import FakeLLMServer, Reply
+from tests.agent.helpers import CountingStore
 
 QUERY_METRIC: dict[str, object] = {
     "name": "query_metric",
@@ -436,3 +440,132 @@ def test_anthropic_without_credentials_is_provider_error(
     monkeypatch.setenv("ANTHROPIC_CONFIG_DIR", str(tmp_path))
     with pytest.raises(ProviderError, match="Config file not found"):
         AnthropicProvider()
+
+
+# --------------------------------------------------------------------------- OpenAI streaming
+
+
+def _streaming(root_url: str, *, timeout: float = 5.0) -> OpenAIProvider:
+    return OpenAIProvider(
+        "test-model", base_url=f"{root_url}/v1", api_key="k", timeout=timeout, stream=True
+    )
+
+
+def test_streamed_text_is_joined(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.script(Reply.text_reply("Revenue rose on agency sales [1]."))
+
+    response = _streaming(fake_llm_server.base_url).create_message(
+        system="", messages=[_user("q")], tools=[]
+    )
+
+    assert (response.text, response.tool_calls, response.stop_reason) == (
+        "Revenue rose on agency sales [1].",
+        [],
+        "end_turn",
+    )
+    assert fake_llm_server.requests[0].body["stream"] is True
+
+
+def test_streamed_tool_call_arguments_are_joined(fake_llm_server: FakeLLMServer) -> None:
+    arguments = {"metric": "REVENUE", "entity": "ACME_CN", "period": "FY2024"}
+    fake_llm_server.script(Reply.tool_call("query_metric", arguments, call_id="t1", text="On it."))
+
+    response = _streaming(fake_llm_server.base_url).create_message(
+        system="s", messages=[_user("q")], tools=[QUERY_METRIC]
+    )
+
+    assert response.tool_calls == [ToolCall("t1", "query_metric", arguments)]
+    assert (response.text, response.stop_reason) == ("On it.", "tool_use")
+
+
+def test_streamed_calls_follow_their_index_and_tolerate_repeated_names(
+    fake_llm_server: FakeLLMServer,
+) -> None:
+    def piece(index: int | None, arguments: str, **extra: object) -> dict[str, object]:
+        call = {"index": index, "function": {"name": "q", "arguments": arguments}, **extra}
+        return {"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}
+
+    fake_llm_server.script(
+        Reply.raw_stream(
+            piece(0, '{"a"', id="c1"),
+            piece(1, '{"b": 2}', id="c2"),
+            piece(0, ": 1}"),
+            {"index": 0, "delta": {}, "finish_reason": "tool_calls"},
+        )
+    )
+
+    response = _streaming(fake_llm_server.base_url).create_message(
+        system="", messages=[_user("q")], tools=[QUERY_METRIC]
+    )
+
+    assert response.tool_calls == [ToolCall("c1", "q", {"a": 1}), ToolCall("c2", "q", {"b": 2})]
+
+
+def test_streamed_truncated_arguments_are_kept_raw(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.script(Reply.malformed_tool_call("query_metric", '{"metric": "REV'))
+
+    response = _streaming(fake_llm_server.base_url).create_message(
+        system="", messages=[_user("q")], tools=[QUERY_METRIC]
+    )
+
+    [call] = response.tool_calls
+    assert (call.arguments, call.raw_arguments) == ({}, '{"metric": "REV')
+
+
+def test_stream_cut_mid_answer_is_provider_error(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.script(Reply.cut_stream("Revenue rose 1320 because of agency sales.", after=3))
+
+    with pytest.raises(ProviderError, match=r"stream broke off after 3 chunk\(s\)"):
+        _streaming(fake_llm_server.base_url).create_message(
+            system="", messages=[_user("q")], tools=[]
+        )
+
+
+def test_stream_without_finish_reason_is_provider_error(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.script(Reply.unfinished_stream("Revenue rose because"))
+
+    with pytest.raises(ProviderError, match="before the model finished"):
+        _streaming(fake_llm_server.base_url).create_message(
+            system="", messages=[_user("q")], tools=[]
+        )
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [(Reply.error(503, "overloaded"), "HTTP 503"), (Reply.slow(5.0), r"no response within 0\.5s")],
+    ids=["http-error", "timeout"],
+)
+def test_stream_that_never_starts_is_provider_error(
+    fake_llm_server: FakeLLMServer, reply: Reply, message: str
+) -> None:
+    fake_llm_server.script(reply)
+
+    with pytest.raises(ProviderError, match=message):
+        _streaming(fake_llm_server.base_url, timeout=0.5).create_message(
+            system="", messages=[_user("q")], tools=[]
+        )
+
+
+def test_non_streaming_requests_do_not_mention_streaming(fake_llm_server: FakeLLMServer) -> None:
+    fake_llm_server.script(Reply.text_reply("ok"))
+
+    _openai(fake_llm_server.base_url).create_message(system="", messages=[_user("q")], tools=[])
+
+    assert "stream" not in fake_llm_server.requests[0].body
+
+
+def test_agent_degrades_when_the_stream_breaks_off(
+    fake_llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    store = CountingStore(tmp_path / "facts.db")
+    fake_llm_server.script(Reply.cut_stream("ACME CN revenue was 9999 in FY2024.", after=4))
+
+    result = answer_question(
+        "中国内地FY2024的REVENUE是多少",
+        store,
+        _streaming(fake_llm_server.base_url),
+        reference_date=date(2026, 11, 26),
+    )
+
+    assert (result.answer, result.answer_kind) == (zh.PROVIDER_UNAVAILABLE, "degraded")
+    assert result.trace["provider_error"] is True

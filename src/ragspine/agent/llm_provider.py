@@ -14,10 +14,12 @@ else (a bad argument, a bug) propagates unchanged so it is never mistaken for an
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -317,7 +319,13 @@ def _describe_api_error(sdk: Any, err: Exception, *, where: str, timeout: float)
 
 
 class OpenAIProvider:
-    """Chat Completions adapter for OpenAI and any compatible server (vLLM, llama.cpp, Ollama)."""
+    """Chat Completions adapter for OpenAI and any compatible server (vLLM, llama.cpp, Ollama).
+
+    With ``stream`` the reply arrives as server-sent chunks whose text and tool-call pieces are
+    joined into the same ``ProviderResponse``; ``timeout`` then bounds each wait for the next
+    chunk rather than the whole reply. A stream that breaks off before the model finished is a
+    ``ProviderError``, never a shorter answer.
+    """
 
     def __init__(
         self,
@@ -329,6 +337,7 @@ class OpenAIProvider:
         max_retries: int = 0,
         temperature: float = 0.0,
         max_tokens: int = 1024,
+        stream: bool = False,
     ) -> None:
         self._sdk = _import_sdk("openai")
         if api_key is None and base_url is not None and not os.environ.get("OPENAI_API_KEY"):
@@ -344,6 +353,7 @@ class OpenAIProvider:
         self._timeout = timeout
         self._temperature = temperature
         self._max_tokens = max_tokens
+        self._stream = stream
 
     def create_message(
         self,
@@ -361,16 +371,38 @@ class OpenAIProvider:
         }
         if tools:
             request["tools"] = [to_openai_tool(t) for t in tools]
+        if self._stream:
+            request["stream"] = True
         try:
             completion = self._client.chat.completions.create(**request)
         except self._sdk.APIError as err:
             message = _describe_api_error(self._sdk, err, where=self._where, timeout=self._timeout)
             raise ProviderError(message) from err
+        if self._stream:
+            return self._read_stream(completion)
         # A non-JSON 200 body comes back as a plain string, so look the field up defensively.
         choices = getattr(completion, "choices", None)
         if not choices:
             raise ProviderError(f"{self._where}: response had no choices")
         return _from_openai_choice(choices[0], getattr(completion, "usage", None))
+
+    def _read_stream(self, chunks: Any) -> ProviderResponse:
+        reply = _StreamedReply()
+        try:
+            with contextlib.closing(chunks):
+                for chunk in chunks:
+                    reply.add(chunk)
+        except (self._sdk.APIError, *_stream_transport_errors()) as err:
+            cause = err.__cause__ or err
+            raise ProviderError(
+                f"{self._where}: the reply stream broke off after {reply.chunks} chunk(s) ({cause})"
+            ) from err
+        if reply.finish_reason is None:
+            raise ProviderError(
+                f"{self._where}: the reply stream ended after {reply.chunks} chunk(s) "
+                "before the model finished"
+            )
+        return reply.response()
 
 
 def _to_openai_messages(system: str, messages: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -407,8 +439,9 @@ def _to_openai_assistant(message: dict[str, object]) -> dict[str, object]:
         return {"role": "assistant", "content": _text_of(message)}
     return {
         "role": "assistant",
-        # Chat Completions wants null rather than "" beside tool calls.
-        "content": _text_of(message) or None,
+        # "" rather than null beside tool calls: OpenAI accepts both, while llama.cpp's server
+        # rejects a null content with HTTP 500 (abetlen/llama-cpp-python#1805).
+        "content": _text_of(message),
         "tool_calls": [
             {
                 "id": call["id"],
@@ -433,25 +466,94 @@ _OPENAI_STOP_REASONS = {
 
 def _from_openai_choice(choice: Any, usage: Any) -> ProviderResponse:
     message = choice.message
+    calls = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
+    return _openai_response(message.content or "", calls, choice.finish_reason, message, usage)
+
+
+def _openai_response(
+    text: str,
+    calls: Sequence[tuple[str, str, object]],
+    finish_reason: str | None,
+    raw_content: object,
+    usage: Any,
+) -> ProviderResponse:
+    """The neutral reply from its parts; ``calls`` holds (id, name, arguments as sent)."""
     tool_calls = []
-    for call in message.tool_calls or []:
+    for call_id, name, wire_arguments in calls:
         # Some compatible servers (older Ollama) send arguments as an object, not a JSON string.
-        arguments, raw = _parse_arguments(call.function.arguments or "")
-        tool_calls.append(
-            ToolCall(id=call.id, name=call.function.name, arguments=arguments, raw_arguments=raw)
-        )
-    reason = choice.finish_reason or ""
+        arguments, raw = _parse_arguments(wire_arguments or "")
+        tool_calls.append(ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw))
+    reason = finish_reason or ""
     stop_reason = _OPENAI_STOP_REASONS.get(reason, reason)
     if tool_calls and stop_reason == "end_turn":
         # Several local servers report "stop" alongside tool calls; the calls are what count.
         stop_reason = "tool_use"
     return ProviderResponse(
-        text=message.content or "",
+        text=text,
         tool_calls=tool_calls,
         stop_reason=stop_reason,
-        raw_content=message,
+        raw_content=raw_content,
         usage=_usage(usage, input_tokens="prompt_tokens", output_tokens="completion_tokens"),
     )
+
+
+@dataclass
+class _StreamedCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _StreamedReply:
+    """Chat Completions chunks joined: text deltas in order, tool-call pieces by their index."""
+
+    chunks: int = 0
+    texts: list[str] = field(default_factory=list)
+    calls: dict[int, _StreamedCall] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: Any = None
+
+    def add(self, chunk: Any) -> None:
+        self.chunks += 1
+        # Only a final usage chunk carries usage, and it has no choices.
+        self.usage = getattr(chunk, "usage", None) or self.usage
+        for choice in getattr(chunk, "choices", None) or []:
+            delta = choice.delta
+            if delta is not None:
+                self.texts.append(delta.content or "")
+                for piece in delta.tool_calls or []:
+                    self._add_call_piece(piece)
+            self.finish_reason = choice.finish_reason or self.finish_reason
+
+    def _add_call_piece(self, piece: Any) -> None:
+        # OpenAI numbers the calls; a server that omits the index sends each call in one piece.
+        index = piece.index if piece.index is not None else len(self.calls)
+        call = self.calls.setdefault(index, _StreamedCall())
+        call.id = piece.id or call.id
+        function = piece.function
+        if function is not None:
+            # The name comes once from OpenAI but is repeated in every piece by some servers.
+            call.name = function.name or call.name
+            call.arguments.append(function.arguments or "")
+
+    def response(self) -> ProviderResponse:
+        calls = [(c.id, c.name, "".join(c.arguments)) for _, c in sorted(self.calls.items())]
+        return _openai_response("".join(self.texts), calls, self.finish_reason, None, self.usage)
+
+
+def _stream_transport_errors() -> tuple[type[Exception], ...]:
+    """Transport errors that SDKs built on httpx let escape from a stream they are reading.
+
+    Later SDKs wrap them in ``APIConnectionError``/``APITimeoutError``, which the caller already
+    catches; for those this is merely redundant.
+    """
+    try:
+        httpx = importlib.import_module("httpx")
+    except ImportError:
+        return ()
+    error: type[Exception] = httpx.TransportError
+    return (error,)
 
 
 def _usage(usage: Any, **names: str) -> dict[str, int]:

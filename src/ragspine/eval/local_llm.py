@@ -8,7 +8,7 @@ starts the server as a subprocess, waits until it answers and always stops it::
         provider = OpenAIProvider(server.model, base_url=server.base_url)
 
 The subprocess is this module (``python -m ragspine.eval.local_llm``): llama-cpp-python's own
-server, started after three fixes that make it behave like the OpenAI API it imitates, so what
+server, started after two fixes that make it behave like the OpenAI API it imitates, so what
 the evaluation measures is the model and our guard, not the server's gaps:
 
 - **Tool choice.** With tools and no ``tool_choice``, OpenAI lets the model choose (``auto``);
@@ -16,12 +16,10 @@ the evaluation measures is the model and our guard, not the server's gaps:
   tools. Ours defaults to ``auto``, caps every internal generation at the request's
   ``max_tokens`` (the stock handler generates tool arguments without a limit) and, as the stock
   handler cannot stream a tool call it chose itself, streams a tool-using reply as one delta.
-- **Null content.** OpenAI accepts ``"content": null`` beside ``tool_calls`` in an assistant turn;
-  llama-cpp-python rejects the whole request (abetlen/llama-cpp-python#1805). Ours reads it as "".
 - **No weight repacking.** A source build targets the build machine's CPU, AMX included when
   ``/proc/cpuinfo`` lists it; virtual machines that list AMX without granting its tile state
-  segfault on the first matrix multiply. Repacked weight buffers are what route products to AMX,
-  so without them the plain AVX kernels run (slower on real AMX hardware, never wrong).
+  segfault on the first matrix multiply. Repacked weight buffers are what route matrix products
+  to AMX, so without them the plain AVX kernels run (slower on real AMX hardware, never wrong).
 """
 
 from __future__ import annotations
@@ -42,8 +40,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
-
-from pydantic import create_model, field_validator
 
 from ragspine.errors import ProviderError
 
@@ -92,7 +88,7 @@ class LocalLLMServer:
 
     ``threads`` generate tokens and ``batch_threads`` read the prompt. One generating thread is
     the default because a tiny model's decoding is bound by synchronisation, not arithmetic: on
-    a shared 2-core machine two threads decoded four times slower than one.
+    a shared 2-core machine two threads decoded three times slower than one.
     """
 
     def __init__(
@@ -247,7 +243,6 @@ def _serve() -> None:
     """Run llama-cpp-python's server (arguments from ``sys.argv``) with the module's fixes."""
     _disable_weight_repacking()
     _register_chat_format()
-    _accept_null_assistant_content()
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
 
@@ -323,28 +318,6 @@ def _as_chunks(completion: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield {**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
     finish = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}
     yield {**chunk, "choices": [finish]}
-
-
-def _accept_null_assistant_content() -> None:
-    """Swap the server's request model for one that reads a null assistant content as ""."""
-    server_types: Any = importlib.import_module("llama_cpp.server.types")
-
-    def null_content_to_empty(cls: type, messages: Any) -> Any:
-        if not isinstance(messages, list):
-            return messages
-        return [
-            {**m, "content": ""}
-            if isinstance(m, dict) and m.get("role") == "assistant" and m.get("content") is None
-            else m
-            for m in messages
-        ]
-
-    # pydantic makes a validator whose first parameter is ``cls`` a classmethod.
-    validator = field_validator("messages", mode="before")(null_content_to_empty)
-    base = server_types.CreateChatCompletionRequest
-    server_types.CreateChatCompletionRequest = create_model(
-        base.__name__, __base__=base, __validators__={"null_content_to_empty": validator}
-    )
 
 
 if __name__ == "__main__":
