@@ -25,7 +25,6 @@ import gc
 import io
 import pstats
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -37,14 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ragspine.agent.agent import (
-    KIND_CLARIFY,
-    KIND_FOUND,
-    KIND_NOT_FOUND,
-    KIND_REFUSED,
-    AgentResult,
-    answer_question,
-)
+from ragspine.agent.agent import answer_question
 from ragspine.agent.clarify import (
     CLARIFY_ANSWER_WITH_ASSUMPTIONS,
     CLARIFY_ASK_FIRST,
@@ -52,10 +44,16 @@ from ragspine.agent.clarify import (
     CLARIFY_OUT_OF_SCOPE_ENTITY,
 )
 from ragspine.agent.llm_provider import MockProvider
+from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.observability.trace import NullTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.storage.fact_store import Fact, FactStore
+
+if __name__ == "__main__":  # run as a script: only bench/ itself is on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.stats import summarize
 
 NAME = "answer"
 TARGET_MEDIAN_MS = 0.3
@@ -81,14 +79,14 @@ class Case:
     tool_calls: int
 
 
-STRUCTURED = Case("structured", "香港FY2024的REVENUE是多少", KIND_FOUND, CLARIFY_NONE, 1)
+STRUCTURED = Case("structured", "香港FY2024的REVENUE是多少", AnswerKind.FOUND, CLARIFY_NONE, 1)
 MIX: tuple[Case, ...] = (
-    Case("found", "What was Hong Kong revenue in FY2024?", KIND_FOUND, CLARIFY_NONE, 1),
-    Case("not_found", "澳门FY2010的净利润是多少", KIND_NOT_FOUND, CLARIFY_NONE, 1),
-    Case("assumption", "收入是多少", KIND_FOUND, CLARIFY_ANSWER_WITH_ASSUMPTIONS, 1),
-    Case("comparison", "香港和澳门FY2024收入对比", KIND_FOUND, CLARIFY_NONE, 2),
-    Case("refusal", "竞安保险的收入是多少", KIND_REFUSED, CLARIFY_OUT_OF_SCOPE_ENTITY, 0),
-    Case("clarification", "新加坡FY2024收入是多少", KIND_CLARIFY, CLARIFY_ASK_FIRST, 0),
+    Case("found", "What was Hong Kong revenue in FY2024?", AnswerKind.FOUND, CLARIFY_NONE, 1),
+    Case("not_found", "澳门FY2010的净利润是多少", AnswerKind.NOT_FOUND, CLARIFY_NONE, 1),
+    Case("assumption", "收入是多少", AnswerKind.FOUND, CLARIFY_ANSWER_WITH_ASSUMPTIONS, 1),
+    Case("comparison", "香港和澳门FY2024收入对比", AnswerKind.FOUND, CLARIFY_NONE, 2),
+    Case("refusal", "竞安保险的收入是多少", AnswerKind.REFUSED, CLARIFY_OUT_OF_SCOPE_ENTITY, 0),
+    Case("clarification", "新加坡FY2024收入是多少", AnswerKind.CLARIFY, CLARIFY_ASK_FIRST, 0),
 )
 
 
@@ -166,22 +164,6 @@ def check_case(case: Case, result: AgentResult) -> None:
 # --------------------------------------------------------------------------- timing
 
 
-def summarize_ms(samples_ns: Sequence[int]) -> dict[str, float]:
-    """median / p95 / p99 / mean / min / max in milliseconds (inclusive quantiles)."""
-    ordered = sorted(samples_ns)
-    cuts = statistics.quantiles(ordered, n=100, method="inclusive")
-    ms = 1e-6
-    return {
-        "n": len(ordered),
-        "median_ms": statistics.median(ordered) * ms,
-        "p95_ms": cuts[94] * ms,
-        "p99_ms": cuts[98] * ms,
-        "mean_ms": statistics.fmean(ordered) * ms,
-        "min_ms": ordered[0] * ms,
-        "max_ms": ordered[-1] * ms,
-    }
-
-
 def time_calls(call: Callable[[], object], iterations: int) -> list[int]:
     clock = time.perf_counter_ns
     samples = [0] * iterations
@@ -224,11 +206,11 @@ def run(
         for case in (STRUCTURED, *MIX):
             for _ in range(w):
                 ask(case.question)
-        structured = summarize_ms(time_calls(partial(ask, STRUCTURED.question), n))
+        structured = summarize(time_calls(partial(ask, STRUCTURED.question), n), "ms")
         per_kind = time_round_robin([partial(ask, case.question) for case in MIX], n)
 
-    by_kind = {case.kind: summarize_ms(s) for case, s in zip(MIX, per_kind, strict=True)}
-    overall = summarize_ms([t for s in per_kind for t in s])
+    by_kind = {case.kind: summarize(s, "ms") for case, s in zip(MIX, per_kind, strict=True)}
+    overall = summarize([t for s in per_kind for t in s], "ms")
     status = "PASS" if structured["median_ms"] <= TARGET_MEDIAN_MS else "MISS"
     target = f"≤ {TARGET_MEDIAN_MS} ms"
 
@@ -300,7 +282,6 @@ def profile_structured(top: int = 15, calls: int = DEFAULT_ITERATIONS) -> str:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.run_all import standalone
 
     sys.exit(standalone(run, description=__doc__, profile=profile_structured))

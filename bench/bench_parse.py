@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import gc
 import math
-import statistics
 import sys
 import time
-from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from ragspine.agent.intent import parse_intent
+from ragspine.profile.loader import load_profile
+
+if __name__ == "__main__":  # run as a script: only bench/ itself is on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.stats import summarize
 
 NAME = "parse"
 DEFAULT_ITERATIONS = 20_000
@@ -95,22 +99,6 @@ QUESTIONS: tuple[tuple[str, str], ...] = (
 )
 
 
-def summarize_us(samples_ns: Sequence[int]) -> dict[str, float]:
-    """median / p95 / p99 / mean / min / max in microseconds (inclusive quantiles)."""
-    ordered = sorted(samples_ns)
-    cuts = statistics.quantiles(ordered, n=100, method="inclusive")
-    us = 1e-3
-    return {
-        "n": len(ordered),
-        "median_us": statistics.median(ordered) * us,
-        "p95_us": cuts[94] * us,
-        "p99_us": cuts[98] * us,
-        "mean_us": statistics.fmean(ordered) * us,
-        "min_us": ordered[0] * us,
-        "max_us": ordered[-1] * us,
-    }
-
-
 def run(
     *, quick: bool = False, iterations: int | None = None, warmup: int | None = None
 ) -> dict[str, Any]:
@@ -125,9 +113,10 @@ def run(
         warmup if warmup is not None else (QUICK_WARMUP_ROUNDS if quick else DEFAULT_WARMUP_ROUNDS)
     )
 
+    profile = load_profile()
     for _ in range(warm_rounds):
         for question in questions:
-            parse_intent(question, REFERENCE_DATE)
+            parse_intent(question, REFERENCE_DATE, profile=profile)
 
     clock = time.perf_counter_ns
     per_question: list[list[int]] = [[] for _ in questions]
@@ -136,22 +125,23 @@ def run(
     for _ in range(rounds):
         for question, out in zip(questions, per_question, strict=True):
             start = clock()
-            parse_intent(question, REFERENCE_DATE)
+            parse_intent(question, REFERENCE_DATE, profile=profile)
             out.append(clock() - start)
     wall_ns = clock() - wall_start
 
     samples = [t for out in per_question for t in out]
-    overall = summarize_us(samples)
+    overall = summarize(samples, "us")
     throughput = len(samples) / (wall_ns / 1e9)
     groups = sorted({group for group, _ in QUESTIONS})
     by_language = {
-        group: summarize_us(
+        group: summarize(
             [
                 t
                 for (g, _), out in zip(QUESTIONS, per_question, strict=True)
                 if g == group
                 for t in out
-            ]
+            ],
+            "us",
         )
         for group in groups
     }
@@ -191,7 +181,6 @@ def _row(metric: str, value: float, unit: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.run_all import standalone
 
     sys.exit(standalone(run, description=__doc__))

@@ -56,10 +56,15 @@ from typing import Any
 import numpy as np
 
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.lexical import LexicalIndex
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
+from ragspine.storage.chunks import Chunk
+
+if __name__ == "__main__":  # run as a script: only bench/ itself is on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.stats import summarize
 
 NAME = "retrieval"
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
@@ -229,22 +234,6 @@ def queries(n: int, seed: int = SEED) -> list[QueryCase]:
 # --------------------------------------------------------------------------- measurement
 
 
-def summarize_ms(samples_ns: Sequence[int]) -> dict[str, float]:
-    """median / p95 / p99 / mean / min / max in milliseconds (inclusive quantiles)."""
-    ordered = sorted(samples_ns)
-    cuts = statistics.quantiles(ordered, n=100, method="inclusive")
-    ms = 1e-6
-    return {
-        "n": len(ordered),
-        "median_ms": statistics.median(ordered) * ms,
-        "p95_ms": cuts[94] * ms,
-        "p99_ms": cuts[98] * ms,
-        "mean_ms": statistics.fmean(ordered) * ms,
-        "min_ms": ordered[0] * ms,
-        "max_ms": ordered[-1] * ms,
-    }
-
-
 def peak_rss_mb() -> float:
     """This process's peak resident set size (VmHWM; ru_maxrss where /proc is missing)."""
     try:
@@ -305,7 +294,7 @@ def measure_lexical(size: int, iterations: int, warmup: int) -> dict[str, Any]:
         "index_s": index_s,
         "build_s": tokenize_s + index_s,
         "disk_mb": disk_mb,
-        "latency": summarize_ms(samples),
+        "latency": summarize(samples, "ms"),
         "peak_rss_mb": peak_rss_mb(),
         "top": top,
     }
@@ -421,7 +410,7 @@ def _reference_result(
         "tokenize_s": loaded.tokenize_s,
         "index_s": index_s,
         "build_s": loaded.tokenize_s + index_s,
-        "latency": summarize_ms(samples),
+        "latency": summarize(samples, "ms"),
         "peak_rss_mb": peak_rss_mb(),
         "top": top,
     }
@@ -588,7 +577,6 @@ def _parse_sizes(raw: str) -> tuple[int, ...]:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.run_all import standalone
 
     sizes_parser = argparse.ArgumentParser(add_help=False)

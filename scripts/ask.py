@@ -15,14 +15,9 @@ from typing import Annotated
 import typer
 
 from ragspine.agent.agent import answer_question
-from ragspine.cli import (
-    ProviderName,
-    build_provider,
-    guarded,
-    parse_reference_date,
-    use_utf8_output,
-)
+from ragspine.cli import guarded, parse_reference_date, use_utf8_output
 from ragspine.errors import WorkspaceNotFoundError
+from ragspine.llm.factory import ProviderName, build_provider
 from ragspine.storage.fact_store import FactStore
 
 

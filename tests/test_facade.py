@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragspine.agent.llm_provider import MockProvider
+from ragspine.agent.types import AnswerKind, Source
 from ragspine.demo.fixtures import load_quickstart_facts, quickstart_facts
 from ragspine.errors import ProfileError, StoreError, WorkspaceNotFoundError
 from ragspine.facade import RAGSpine
@@ -28,9 +29,9 @@ def test_ask_answers_with_sources_and_appends_one_trace(workspace: Path) -> None
     with RAGSpine.open(workspace) as rag:
         result = rag.ask(FOUND_Q)
 
-    assert result.answer_kind == "found"
+    assert result.answer_kind is AnswerKind.FOUND
     assert result.sources == [
-        {"doc": "ACME_FY2024_Review.pptx", "locator": "slide=2,table=1,row=REVENUE,col=FY2024"}
+        Source("ACME_FY2024_Review.pptx", "slide=2,table=1,row=REVENUE,col=FY2024")
     ]
     lines = (workspace / "traces.jsonl").read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["request_id"] for line in lines] == [result.request_id]
@@ -59,8 +60,8 @@ def test_clearance_is_applied_to_every_question(workspace: Path) -> None:
         RAGSpine.open(workspace) as default,
         RAGSpine.open(workspace, clearance="RESTRICTED") as cleared,
     ):
-        assert default.ask(question).answer_kind == "not_found"
-        assert cleared.ask(question).answer_kind == "found"
+        assert default.ask(question).answer_kind is AnswerKind.NOT_FOUND
+        assert cleared.ask(question).answer_kind is AnswerKind.FOUND
 
 
 def test_unknown_clearance_is_rejected(workspace: Path) -> None:
@@ -118,4 +119,4 @@ def test_rerank_uses_the_provider_and_falls_back_on_nonsense(tmp_path: Path) -> 
     with RAGSpine.open(ws.root, provider=judge, rerank=True) as rag:
         result = rag.ask("香港监管动态", reference_date=date(2026, 11, 26))
     assert judge.calls == 2  # one rerank call (malformed → fused order kept), one synthesis
-    assert result.sources[0]["doc"] == "memos/HK_Regulatory_Memo.docx"
+    assert result.sources[0].doc == "memos/HK_Regulatory_Memo.docx"

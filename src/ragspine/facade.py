@@ -12,8 +12,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ragspine.agent.agent import AgentResult, answer_question
+from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import LLMProvider, MockProvider
+from ragspine.agent.types import AgentResult
 from ragspine.ingestion.pipeline import IngestReport, ingest
 from ragspine.observability.trace import TraceSink
 from ragspine.profile.model import DomainProfile

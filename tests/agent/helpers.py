@@ -1,60 +1,50 @@
-"""Test doubles for the agent: scripted and spying LLM providers, a counting store.
+"""Test doubles for the agent (scripted LLM providers, a counting store) and the number oracle.
 
-Only the LLM is faked; the fact store is a real SQLite store (wrapped to count calls).
+Only the LLM is faked; the fact store is a real SQLite store (wrapped to count calls). The
+oracle knows the right numbers before the agent runs: the visible facts in ``STANDARD_FACTS``
+for the slots a test says its question asks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from ragspine.agent.agent import AgentResult
 from ragspine.agent.llm_provider import ProviderResponse, ToolCall
+from ragspine.agent.types import AgentResult, Slots
 from ragspine.errors import ProviderError
+from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.storage.fact_store import Fact, FactStore
+from ragspine.storage.fact_store import Fact, FactStore, ReviewStatus
+from tests.facts import fact
 
 Turn = Callable[[list[dict[str, object]]], ProviderResponse]
 
 
-def fact(
-    metric: str, entity: str, period_type: str, period: str, value: float, **kw: object
-) -> Fact:
-    unit = str(kw.pop("unit", "PCT" if metric.endswith("MARGIN") else "USD_M"))
-    channel = str(kw.pop("channel", "TOTAL"))
-    doc = str(kw.pop("doc", f"ACME_{period_type}{period}_Review.pptx"))
-    slide = {"ACME_CN": 2, "ACME_HK": 3, "ACME_MO": 4}.get(entity, 1)
-    locator = str(
-        kw.pop("locator", f"slide={slide},table=1,row={metric},col={period_type}{period}")
-    )
-    return Fact(
-        metric,
-        entity,
-        entity.removeprefix("ACME_"),
-        channel,
-        period_type,
-        period,
-        value,
-        unit,
-        doc,
-        locator,
-        **kw,
-    )
-
-
 STANDARD_FACTS = [
-    fact("REVENUE", "ACME_CN", "FY", "2024", 1320, doc="ACME_FY2024_Review.pptx"),
+    fact("REVENUE", "ACME_CN", "FY", "2024", 1320),
     fact("REVENUE", "ACME_HK", "FY", "2024", 2210.5),
     fact("REVENUE", "ACME_HK", "FY", "2025", 2480),
     fact("REVENUE", "ACME_GROUP", "FY", "2025", 6120),
     fact("OPERATING_PROFIT", "ACME_HK", "FY", "2024", 610),
     fact("OPERATING_PROFIT", "ACME_CN", "FY", "2024", 402),
     fact(
-        "NBV_MARGIN", "ACME_HK", "FY", "2024", 52.0, doc="ACME_5Y.xlsx", locator="sheet=HK,cell=B7"
+        "NBV_MARGIN",
+        "ACME_HK",
+        "FY",
+        "2024",
+        52.0,
+        source_doc_id="ACME_5Y.xlsx",
+        source_locator="sheet=HK,cell=B7",
     ),
     fact(
-        "NBV_MARGIN", "ACME_HK", "FY", "2025", 55.4, doc="ACME_5Y.xlsx", locator="sheet=HK,cell=C7"
+        "NBV_MARGIN",
+        "ACME_HK",
+        "FY",
+        "2025",
+        55.4,
+        source_doc_id="ACME_5Y.xlsx",
+        source_locator="sheet=HK,cell=C7",
     ),
     fact("NBV", "ACME_HK", "FY", "2025", 777, channel="AGENCY"),
     fact(
@@ -64,8 +54,8 @@ STANDARD_FACTS = [
         "2025",
         333,
         sensitivity="RESTRICTED",
-        doc="board_memo.docx",
-        locator="page=1,table=1,row=1,col=2",
+        source_doc_id="board_memo.docx",
+        source_locator="page=1,table=1,row=1,col=2",
     ),
     fact("REVENUE", "ACME_MO", "FY", "2024", 290, review_status="pending"),
 ]
@@ -140,32 +130,44 @@ def network_error() -> ProviderError:
     return ProviderError("connection refused by 127.0.0.1:9")
 
 
-_SOURCE = re.compile(r"（来源：[^）]*）|\(source: [^)]*\)")
-_PERIOD = re.compile(r"FY\d{4}|\d{4}(?:H[12]|Q[1-4])")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+def _answers(f: Fact, slots: Slots) -> bool:
+    return (f.metric_code, f.entity, f.period_type, f.period, f.channel) == (
+        slots.metric,
+        slots.entity,
+        slots.period.type,
+        slots.period.period,
+        slots.channel,
+    )
 
 
-def numbers_outside_sources(answer: str) -> list[float]:
-    """Numbers in an answer, ignoring source locators and period labels."""
-    stripped = _PERIOD.sub(" ", _SOURCE.sub(" ", answer))
-    return [float(n) for n in _NUMBER.findall(stripped)]
+def allowed_numbers(
+    asked: Iterable[Slots],
+    *,
+    clearance: Sensitivity = DEFAULT_CLEARANCE,
+    facts: Iterable[Fact] = STANDARD_FACTS,
+) -> list[float]:
+    """The values of the facts that answer the asked slots, as the caller may see them.
+
+    Known before the agent runs, so an agent that answers with another entity's or period's
+    fact — however real — is caught. Differences and percentages of these values are allowed
+    by ``fabricated_numbers`` itself.
+    """
+    wanted = list(asked)
+    return [
+        f.value
+        for f in facts
+        if f.review_status == ReviewStatus.APPROVED
+        and clearance.allows(Sensitivity.parse(f.sensitivity))
+        and any(_answers(f, slots) for slots in wanted)
+    ]
 
 
-def allowed_numbers(result: AgentResult) -> set[float]:
-    """Found fact values plus our own arithmetic on them (differences and percentages)."""
-    values = [float(r["value"]) for r in result.tool_results if r["status"] == "found"]
-    allowed = {abs(v) for v in values}
-    for a in values:
-        for b in values:
-            allowed.add(round(abs(a - b), 6))
-            if b:
-                allowed.add(round(abs((a - b) / b * 100), 1))
-    return allowed
-
-
-def assert_no_invented_numbers(result: AgentResult) -> None:
-    allowed = allowed_numbers(result)
-    for number in numbers_outside_sources(result.answer):
-        assert round(number, 6) in allowed or round(number, 1) in allowed, (number, result.answer)
-    if numbers_outside_sources(result.answer):
-        assert result.sources, "a number was shown without its source"
+def assert_no_invented_numbers(
+    result: AgentResult, asked: Iterable[Slots], *, clearance: Sensitivity = DEFAULT_CLEARANCE
+) -> None:
+    """Every number in the answer is a visible fact for the asked slots or our arithmetic on
+    them, judged by the eval's own checker; a stated value always comes with a source."""
+    allowed = allowed_numbers(asked, clearance=clearance)
+    assert fabricated_numbers(result, allowed_values=allowed) == [], result.answer
+    if fabricated_numbers(result, allowed_values=[]):
+        assert result.sources, f"a number was shown without its source: {result.answer}"

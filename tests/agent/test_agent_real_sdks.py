@@ -11,11 +11,14 @@ import pytest
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import AnthropicProvider, LLMProvider, OpenAIProvider
 from ragspine.agent.messages import zh
+from ragspine.agent.types import AnswerKind, GuardOverride, Slots
+from ragspine.profile.periods import Period
 from tests.agent.fake_llm_server import FakeLLMServer, Reply
 from tests.agent.helpers import CountingStore, assert_no_invented_numbers
 
 REF = date(2026, 11, 26)
 ARGS = {"metric": "REVENUE", "entity": "ACME_CN", "period": "FY2024", "channel": "TOTAL"}
+CN_FY2024 = Slots("REVENUE", "ACME_CN", Period(2024, "FY"), "TOTAL")
 
 
 def providers(server: FakeLLMServer) -> dict[str, LLMProvider]:
@@ -37,7 +40,8 @@ def test_tool_round_trip_then_prose_is_discarded(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
     assert "5555" not in result.answer and "1320 USD_M" in result.answer
-    assert result.trace["guard_override"] is False
+    assert [(r.slots, r.status) for r in result.tool_results] == [(CN_FY2024, "found")]
+    assert result.guard_override is None and result.trace["guard_override"] is False
     second = fake_llm_server.requests[1].body
     # The tool result went back over the wire in the provider's own format.
     assert "ACME_FY2024_Review.pptx" in str(second["messages"])
@@ -56,8 +60,9 @@ def test_truncated_tool_arguments_from_a_weak_model(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
     assert "1320 USD_M" in result.answer and "999" not in result.answer
+    assert result.guard_override is GuardOverride.SLOT_MISMATCH
     assert result.trace["guard_override"] is True
-    assert_no_invented_numbers(result)
+    assert_no_invented_numbers(result, [CN_FY2024])
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -71,4 +76,5 @@ def test_server_failures_degrade_without_numbers(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
     assert result.answer == zh.PROVIDER_UNAVAILABLE
+    assert result.answer_kind is AnswerKind.DEGRADED
     assert not re.search(r"\d", result.answer)

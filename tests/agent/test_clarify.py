@@ -1,3 +1,5 @@
+"""The clarification gateway: refuse, ask first, assume and surface, or none — in that order."""
+
 from __future__ import annotations
 
 import re
@@ -11,47 +13,35 @@ from ragspine.agent.intent import (
     CLARIFY_ASK_FIRST,
     CLARIFY_NONE,
     CLARIFY_OUT_OF_SCOPE_ENTITY,
-    ROUTE_NARRATIVE,
-    ROUTE_STRUCTURED,
     ClarificationResult,
     ParsedIntent,
     clarify_scope,
     parse_intent,
 )
-from ragspine.profile.loader import load_profile
+from ragspine.agent.types import ClarifyMode, ClarifyReason, Route
 from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period
+from tests.profiles import acme, initech
 
 REF = date(2026, 11, 26)
 ZH_BANNER = re.compile(r"^【假设】.+（如需收窄：.+）$")
 
 
 def clarify(question: str, day: date = REF) -> ClarificationResult:
-    return clarify_scope(parse_intent(question, day), day)
+    return clarify_scope(parse_intent(question, day, profile=acme()), day, profile=acme())
 
 
 @pytest.fixture(scope="module")
-def march_profile(tmp_path_factory: pytest.TempPathFactory) -> DomainProfile:
-    """An invented company whose fiscal year ends in March."""
-    path = tmp_path_factory.mktemp("profile") / "initech.toml"
-    path.write_text(
-        '[company]\nname = "Initech"\nhome_entity = "INI_WORLD"\n\n'
-        "[fiscal]\nyear_end_month = 3\n\n"
-        '[[entities]]\ncode = "INI_WORLD"\nname_zh = "全球"\nname_en = "Worldwide"\n'
-        'geography = "GLOBAL"\n\n'
-        '[[entities]]\ncode = "INI_US"\nname_zh = "美国"\nname_en = "United States"\n'
-        'geography = "US"\naliases = ["US"]\n\n'
-        '[[metrics]]\ncode = "BOOKINGS"\nname_zh = "订单额"\nname_en = "Bookings"\n'
-        'unit = "USD_M"\n\n[[channels]]\ncode = "TOTAL"\n',
-        encoding="utf-8",
-    )
-    return load_profile(path)
+def march_profile() -> DomainProfile:
+    """Initech: an invented company whose fiscal year ends in March."""
+    return initech()
 
 
 class NarrativeParser:
     """A stand-in for an LLM parser that missed the competitor entirely."""
 
     def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent:
-        return ParsedIntent(raw_question=question, route=ROUTE_NARRATIVE, external_entity=None)
+        return ParsedIntent(raw_question=question, route=Route.NARRATIVE, external_entity=None)
 
 
 # --- 1. refuse comes first
@@ -69,8 +59,8 @@ class NarrativeParser:
 )
 def test_competitor_is_refused_before_anything_else(question: str) -> None:
     result = clarify(question)
-    assert result.mode == CLARIFY_OUT_OF_SCOPE_ENTITY
-    assert result.reason == REASON_COMPETITOR
+    assert result.mode is CLARIFY_OUT_OF_SCOPE_ENTITY is ClarifyMode.OUT_OF_SCOPE_ENTITY
+    assert result.reason is REASON_COMPETITOR is ClarifyReason.COMPETITOR
     assert result.narrowing_options == ("ACME Group",)
     assert result.assumed_slots == {} and result.assumption_note == ""
     assert "ACME Group" in result.question
@@ -80,27 +70,27 @@ def test_refusal_names_the_competitor_in_the_question_language() -> None:
     zh = clarify("竞安保险FY2024的收入是多少")
     assert "竞安保险" in zh.question and "抱歉" in zh.question
     en = clarify("What was Jingan revenue in FY2024?")
-    assert en.mode == CLARIFY_OUT_OF_SCOPE_ENTITY
+    assert en.mode is CLARIFY_OUT_OF_SCOPE_ENTITY
     assert "竞安保险" in en.question and "Sorry" in en.question
 
 
 def test_gate_rescreens_the_raw_question_whatever_the_parser_said() -> None:
     question = "竞安保险FY2024的收入是多少"
     intent = NarrativeParser().parse(question, REF)
-    assert intent.external_entity is None and intent.route == ROUTE_NARRATIVE
-    result = clarify_scope(intent, REF)
-    assert result.mode == CLARIFY_OUT_OF_SCOPE_ENTITY
+    assert intent.external_entity is None and intent.route is Route.NARRATIVE
+    result = clarify_scope(intent, REF, profile=acme())
+    assert result.mode is CLARIFY_OUT_OF_SCOPE_ENTITY
     assert result.narrowing_options == ("ACME Group",)
 
 
 def test_a_parser_cannot_plant_a_refusal_either() -> None:
     intent = ParsedIntent(
         raw_question="What is the regulatory impact on ACME HK?",
-        route=ROUTE_NARRATIVE,
+        route=Route.NARRATIVE,
         external_entity="竞安保险",
         language="en",
     )
-    assert clarify_scope(intent, REF).mode == CLARIFY_NONE
+    assert clarify_scope(intent, REF, profile=acme()).mode is CLARIFY_NONE
 
 
 # --- 2. ask first: an unknown entity, then a missing metric
@@ -118,11 +108,11 @@ def test_a_parser_cannot_plant_a_refusal_either() -> None:
 )
 def test_unknown_entity_asks_which_entity(question: str, unknown: str) -> None:
     result = clarify(question)
-    assert result.mode == CLARIFY_ASK_FIRST
-    assert result.reason == REASON_UNKNOWN_ENTITY
+    assert result.mode is CLARIFY_ASK_FIRST
+    assert result.reason is REASON_UNKNOWN_ENTITY is ClarifyReason.UNKNOWN_ENTITY
     assert result.assumed_slots == {} and result.assumption_note == ""
     assert unknown in result.question
-    codes = [e.code for e in load_profile().entities]
+    codes = [e.code for e in acme().entities]
     assert len(result.narrowing_options) == len(codes)
     for code, option in zip(codes, result.narrowing_options, strict=True):
         assert code in option
@@ -135,10 +125,10 @@ def test_unknown_entity_asks_which_entity(question: str, unknown: str) -> None:
 )
 def test_missing_metric_asks_listing_every_metric(question: str, language: str) -> None:
     result = clarify(question)
-    assert result.mode == CLARIFY_ASK_FIRST
-    assert result.reason == REASON_MISSING_METRIC
+    assert result.mode is CLARIFY_ASK_FIRST
+    assert result.reason is REASON_MISSING_METRIC is ClarifyReason.MISSING_METRIC
     assert result.assumed_slots == {}
-    metrics = load_profile().metrics
+    metrics = acme().metrics
     assert len(result.narrowing_options) == len(metrics)
     for metric, option in zip(metrics, result.narrowing_options, strict=True):
         assert metric.code in option
@@ -151,7 +141,8 @@ def test_missing_metric_asks_listing_every_metric(question: str, language: str) 
 
 def test_missing_entity_and_period_are_assumed_and_surfaced() -> None:
     result = clarify("收入是多少")
-    assert result.mode == CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert result.mode is CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert (result.assumed_entity, result.assumed_period) == ("ACME_GROUP", Period(2025, "FY"))
     assert result.assumed_slots == {"entity": "ACME_GROUP", "period": "FY2025"}
     assert ZH_BANNER.match(result.assumption_note), result.assumption_note
     assert "集团（ACME_GROUP）" in result.assumption_note
@@ -166,7 +157,8 @@ def test_missing_entity_and_period_are_assumed_and_surfaced() -> None:
 
 def test_missing_period_only() -> None:
     result = clarify("香港的收入是多少")
-    assert result.mode == CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert result.mode is CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert (result.assumed_entity, result.assumed_period) == (None, Period(2025, "FY"))
     assert result.assumed_slots == {"period": "FY2025"}
     assert ZH_BANNER.match(result.assumption_note), result.assumption_note
     assert "ACME_GROUP" not in result.assumption_note
@@ -174,14 +166,14 @@ def test_missing_period_only() -> None:
 
 def test_missing_entity_only() -> None:
     result = clarify("FY2024的营运利润是多少")
-    assert result.mode == CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert result.mode is CLARIFY_ANSWER_WITH_ASSUMPTIONS
     assert result.assumed_slots == {"entity": "ACME_GROUP"}
     assert ZH_BANNER.match(result.assumption_note), result.assumption_note
 
 
 def test_english_banner() -> None:
     result = clarify("What was the revenue?")
-    assert result.mode == CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert result.mode is CLARIFY_ANSWER_WITH_ASSUMPTIONS
     assert result.assumed_slots == {"entity": "ACME_GROUP", "period": "FY2025"}
     note = result.assumption_note
     assert re.match(r"^\[Assumption\] .+ \(to narrow: .+\)$", note), note
@@ -228,7 +220,7 @@ def test_assumed_period_respects_the_fiscal_year_end(
     ],
 )
 def test_narrative_route_needs_no_clarification(question: str) -> None:
-    assert parse_intent(question, REF).route == ROUTE_NARRATIVE
+    assert parse_intent(question, REF, profile=acme()).route is Route.NARRATIVE
     assert clarify(question) == ClarificationResult(mode=CLARIFY_NONE)
 
 
@@ -236,14 +228,25 @@ def test_narrative_route_needs_no_clarification(question: str) -> None:
     "question", ["香港FY2025的REVENUE是多少", "What was ACME HK revenue last year?"]
 )
 def test_fully_specified_question_needs_no_clarification(question: str) -> None:
-    intent = parse_intent(question, REF)
-    assert intent.route == ROUTE_STRUCTURED
-    assert clarify_scope(intent, REF) == ClarificationResult(mode=CLARIFY_NONE)
+    intent = parse_intent(question, REF, profile=acme())
+    assert intent.route is Route.STRUCTURED
+    assert clarify_scope(intent, REF, profile=acme()) == ClarificationResult(mode=CLARIFY_NONE)
 
 
 def test_assumptions_come_from_the_active_profile(march_profile: DomainProfile) -> None:
     intent = parse_intent("US订单额是多少", REF, profile=march_profile)
     result = clarify_scope(intent, REF, profile=march_profile)
-    assert result.mode == CLARIFY_ANSWER_WITH_ASSUMPTIONS
+    assert result.mode is CLARIFY_ANSWER_WITH_ASSUMPTIONS
     assert result.assumed_slots == {"period": "FY2026"}
     assert "ACME" not in result.assumption_note + "".join(result.narrowing_options)
+
+
+def test_refusal_names_the_active_profile_competitor_and_home(march_profile: DomainProfile) -> None:
+    intent = parse_intent("Umbrella bookings in FY2025", REF, profile=march_profile)
+    result = clarify_scope(intent, REF, profile=march_profile)
+    assert (result.mode, result.reason) == (
+        ClarifyMode.OUT_OF_SCOPE_ENTITY,
+        ClarifyReason.COMPETITOR,
+    )
+    assert result.narrowing_options == ("Initech",)
+    assert "Umbrella Corp" in result.question and "Initech" in result.question

@@ -1,7 +1,8 @@
+"""The rule parser: four slots, listed values, route, competitors masked, unknown entities."""
+
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -16,20 +17,21 @@ from ragspine.agent.intent import (
     detect_language,
     parse_intent,
 )
-from ragspine.profile.loader import load_profile
+from ragspine.agent.types import ClarifyReason, Route
 from ragspine.profile.periods import Period
+from tests.profiles import acme, initech
 
 REF = date(2026, 11, 26)
 
 
-def parse(question: str) -> ParsedIntent:
-    return parse_intent(question, REF)
+def parse(question: str, day: date = REF) -> ParsedIntent:
+    return parse_intent(question, day, profile=acme())
 
 
 def test_four_slots_and_route_of_a_plain_question() -> None:
     intent = parse("香港FY2025代理人渠道的REVENUE是多少")
     assert intent.raw_question == "香港FY2025代理人渠道的REVENUE是多少"
-    assert intent.route == ROUTE_STRUCTURED
+    assert intent.route is ROUTE_STRUCTURED is Route.STRUCTURED
     assert (intent.metric, intent.entity, intent.period, intent.channel) == (
         "REVENUE",
         "ACME_HK",
@@ -88,8 +90,8 @@ def test_a_value_named_twice_is_kept_once() -> None:
         ("中国内地", ROUTE_NARRATIVE),
     ],
 )
-def test_route(question: str, route: str) -> None:
-    assert parse(question).route == route
+def test_route(question: str, route: Route) -> None:
+    assert parse(question).route is route
 
 
 def test_a_number_in_the_question_is_not_a_period() -> None:
@@ -100,7 +102,7 @@ def test_a_number_in_the_question_is_not_a_period() -> None:
 
 def test_relative_periods_use_the_reference_date() -> None:
     assert parse("香港去年上半年的收入").period == Period(2025, "H1")
-    assert parse_intent("香港去年的收入", date(2030, 5, 1)).period == Period(2029, "FY")
+    assert parse("香港去年的收入", date(2030, 5, 1)).period == Period(2029, "FY")
 
 
 def test_growth_cue_is_set_only_with_a_metric() -> None:
@@ -253,55 +255,54 @@ def test_language(text: str, language: str) -> None:
 
 
 def test_rule_parser_delegates_to_parse_intent() -> None:
-    parser: IntentParser = RuleIntentParser()
+    parser: IntentParser = RuleIntentParser(acme())
     question = "香港FY2025的REVENUE是多少"
     assert parser.parse(question, REF) == parse(question)
 
 
-def test_rule_parser_reads_its_own_profile(tmp_path: Path) -> None:
-    path = tmp_path / "initech.toml"
-    path.write_text(
-        '[company]\nname = "Initech"\nhome_entity = "INI_US"\n\n'
-        '[[entities]]\ncode = "INI_US"\nname_zh = "美国"\nname_en = "United States"\n'
-        'geography = "US"\naliases = ["US"]\n\n'
-        '[[metrics]]\ncode = "BOOKINGS"\nname_zh = "订单额"\nname_en = "Bookings"\n'
-        'unit = "USD_M"\n\n[[channels]]\ncode = "TOTAL"\n\n'
-        '[[competitors]]\nname = "Globex"\n',
-        encoding="utf-8",
-    )
-    parser = RuleIntentParser(load_profile(path))
+def test_rule_parser_reads_its_own_profile() -> None:
+    parser = RuleIntentParser(initech())
     intent = parser.parse("US bookings in FY2025", REF)
     assert (intent.entity, intent.metric, intent.period) == (
         "INI_US",
         "BOOKINGS",
         Period(2025, "FY"),
     )
+    assert parser.parse("America bookings via partner", REF).channel == "PARTNER"
     assert parser.parse("Globex bookings", REF).external_entity == "Globex"
+    assert parser.parse("umbrella bookings", REF).external_entity == "Umbrella Corp"
     # The example profile's vocabulary means nothing here.
     other = parser.parse("香港FY2025的收入是多少", REF)
     assert other.entity is None and other.metric is None
+
+
+def test_relative_periods_follow_the_profile_fiscal_year() -> None:
+    # Initech's fiscal year ends in March: on 2026-11-26 "last year" is FY2026.
+    intent = RuleIntentParser(initech()).parse("US bookings last year", REF)
+    assert intent.period == Period(2026, "FY")
+    assert parse("HK revenue last year").period == Period(2025, "FY")
 
 
 # --- qualifiers, other metrics and the base of a change ---------------------------------------
 
 
 def test_home_company_before_a_region_names_that_region_only() -> None:
-    intent = parse_intent("What was ACME Mainland China revenue in FY2025?", REF)
+    intent = parse("What was ACME Mainland China revenue in FY2025?")
     assert intent.entities == ("ACME_CN",)
     assert intent.unknown_entities == ()
-    assert parse_intent("ACME香港FY2024收入", REF).entities == ("ACME_HK",)
-    assert parse_intent("ACME的收入是多少", REF).entities == ("ACME_GROUP",)
+    assert parse("ACME香港FY2024收入").entities == ("ACME_HK",)
+    assert parse("ACME的收入是多少").entities == ("ACME_GROUP",)
 
 
 @pytest.mark.parametrize(
     "question", ["香港的营运利润率是多少", "HK operating profit margin FY2024"]
 )
 def test_a_metric_alias_with_a_ratio_suffix_is_not_that_metric(question: str) -> None:
-    intent = parse_intent(question, REF)
+    intent = parse(question)
     assert intent.metrics == ()
-    assert intent.route == ROUTE_STRUCTURED
+    assert intent.route is Route.STRUCTURED
     assert intent.unknown_entities == ()
-    assert clarify_scope(intent, REF).reason == "missing_metric"
+    assert clarify_scope(intent, REF, profile=acme()).reason is ClarifyReason.MISSING_METRIC
 
 
 @pytest.mark.parametrize(
@@ -314,7 +315,7 @@ def test_a_metric_alias_with_a_ratio_suffix_is_not_that_metric(question: str) ->
     ],
 )
 def test_the_base_of_a_change_is_not_a_period_to_look_up(question: str, periods: list[str]) -> None:
-    intent = parse_intent(question, REF)
+    intent = parse(question)
     assert [p.label for p in intent.periods] == periods
     assert intent.growth is (not periods or len(periods) == 1)
 
@@ -328,4 +329,4 @@ def test_the_base_of_a_change_is_not_a_period_to_look_up(question: str, periods:
     ],
 )
 def test_generic_words_next_to_slots_are_not_unknown_entities(question: str) -> None:
-    assert parse_intent(question, REF).unknown_entities == ()
+    assert parse(question).unknown_entities == ()

@@ -10,7 +10,13 @@ import pytest
 
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import MockProvider
-from ragspine.agent.narrative import build_prompt, force_citations, ground_numbers
+from ragspine.agent.narrative import (
+    build_prompt,
+    cited_sentences,
+    force_citations,
+    ground_numbers,
+)
+from ragspine.agent.types import AnswerKind, Citation, Route, Source, SourceKind
 from ragspine.observability.trace import MemoryTraceSink
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
@@ -55,6 +61,14 @@ class ListRetriever:
         return self.snippets[:top_k]
 
 
+def cited(number: int, snippet: Snippet) -> Citation:
+    """The citation of ``snippet`` as ``[number]``: its passage source and text."""
+    source = Source(
+        snippet.doc, snippet.locator, Sensitivity.parse(snippet.sensitivity), SourceKind.PASSAGE
+    )
+    return Citation(number, source, snippet.text)
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> CountingStore:
     return CountingStore(tmp_path / "facts.db")
@@ -67,25 +81,49 @@ def test_numbers_missing_from_snippets_are_stripped_with_their_sentence() -> Non
     assert dropped == 1
 
 
+def test_a_cited_sentence_is_held_to_the_snippets_it_cites() -> None:
+    # 55.4 is in snippet 1, not in snippet 2 that the sentence cites; [6] cites nothing.
+    answer = "Margins reached 55.4% [2]. Margins reached 55.4% [6]. Margins reached 55.4% [1]."
+    grounded, dropped = ground_numbers(answer, SNIPPETS[:2])
+    assert grounded == "Margins reached 55.4% [1]."
+    assert dropped == 2
+
+
+def test_an_uncited_sentence_may_use_any_snippet_shown() -> None:
+    grounded, dropped = ground_numbers("The regime took effect in 2025.", SNIPPETS[:2])
+    assert (grounded, dropped) == ("The regime took effect in 2025.", 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["甲。 [1] 乙。 [2]", "One. [1]\n\nTwo [2]. Three.", "", "no end [3]", "1.5 stays whole. [1]"],
+)
+def test_cited_sentences_keep_their_markers_and_lose_nothing(text: str) -> None:
+    sentences = cited_sentences(text)
+    assert "".join(sentences) == text
+    assert all(not s.lstrip().startswith("[") for s in sentences[1:])
+
+
 def test_citation_numbers_do_not_count_as_figures() -> None:
     grounded, dropped = ground_numbers("Agency sales drove growth [2].", SNIPPETS[:2])
     assert dropped == 0 and grounded == "Agency sales drove growth [2]."
 
 
 def test_citation_backstop_names_every_used_source_with_its_locator() -> None:
-    cited, used, unnamed = force_citations("Growth came from agency [1].", SNIPPETS[:2])
-    assert cited.endswith("Sources:\n[1] ACME_FY2025_Review.pptx · slide=5,notes")
-    assert used == SNIPPETS[:1] and unnamed == 1
+    text, citations, unnamed = force_citations("Growth came from agency [1].", SNIPPETS[:2])
+    assert text.endswith("Sources:\n[1] ACME_FY2025_Review.pptx · slide=5,notes")
+    assert citations == (cited(1, SNIPPETS[0]),) and unnamed == 1
 
 
 def test_uncited_answers_list_every_snippet_and_empty_ones_say_why() -> None:
-    cited, used, unnamed = force_citations("Agency drove it.", SNIPPETS[:2], "zh")
-    assert cited.splitlines()[1:] == [
+    text, citations, unnamed = force_citations("Agency drove it.", SNIPPETS[:2], "zh")
+    assert text.splitlines()[1:] == [
         "来源：",
         "[1] ACME_FY2025_Review.pptx · slide=5,notes",
         "[2] HK_Regulatory_Memo.docx · page=2,para=1-2",
     ]
-    assert (used, unnamed) == (SNIPPETS[:2], 2)
+    assert citations == (cited(1, SNIPPETS[0]), cited(2, SNIPPETS[1]))
+    assert unnamed == 2
     emptied, _, _ = force_citations("", SNIPPETS[:1])
     assert emptied.startswith("The model's answer stated figures")
 
@@ -107,8 +145,11 @@ def test_restricted_text_never_reaches_provider_trace_or_response(store: Countin
         narrative_retriever=ListRetriever(SNIPPETS),
         trace_sink=sink,
     )
+    assert result.narrative is not None
+    passages = [c.passage for c in result.narrative.citations]
     everything = json.dumps(
-        [spy.prompts, sink.events, result.answer, result.sources], ensure_ascii=False
+        [spy.prompts, sink.events, result.answer, [s.to_dict() for s in result.sources], passages],
+        ensure_ascii=False,
     )
     assert "NIGHTJAR" not in everything and "board_memo.docx" not in everything
     assert "c3" not in result.trace["chunk_ids"]
@@ -125,7 +166,8 @@ def test_cleared_caller_sees_restricted_snippets(store: CountingStore) -> None:
         clearance=Sensitivity.RESTRICTED,
     )
     assert "NIGHTJAR" in json.dumps(spy.prompts, ensure_ascii=False)
-    assert {"doc": "board_memo.docx", "locator": "page=1,para=1"} in result.sources
+    memo = Source("board_memo.docx", "page=1,para=1", Sensitivity.RESTRICTED, SourceKind.PASSAGE)
+    assert memo in result.sources
 
 
 def test_mock_provider_gives_an_extractive_cited_answer(store: CountingStore) -> None:
@@ -136,13 +178,14 @@ def test_mock_provider_gives_an_extractive_cited_answer(store: CountingStore) ->
         reference_date=REF,
         narrative_retriever=ListRetriever(SNIPPETS[:2]),
     )
-    assert result.route == "narrative"
+    assert result.route is Route.NARRATIVE
+    assert result.answer_kind is AnswerKind.NARRATIVE
     assert "Hong Kong revenue grew on strong agency sales. [1]" in result.answer
     assert "[2]" in result.answer
-    assert {s["doc"] for s in result.sources} == {
-        "ACME_FY2025_Review.pptx",
-        "HK_Regulatory_Memo.docx",
-    }
+    assert result.sources == [
+        Source("ACME_FY2025_Review.pptx", "slide=5,notes", kind=SourceKind.PASSAGE),
+        Source("HK_Regulatory_Memo.docx", "page=2,para=1-2", kind=SourceKind.PASSAGE),
+    ]
 
 
 def test_narrative_degrades_honestly(store: CountingStore) -> None:
@@ -153,9 +196,9 @@ def test_narrative_degrades_honestly(store: CountingStore) -> None:
         reference_date=REF,
         narrative_retriever=ListRetriever([]),
     )
-    assert nothing.answer_kind == "no_context" and nothing.sources == []
+    assert nothing.answer_kind is AnswerKind.NO_CONTEXT and nothing.sources == []
     unwired = answer_question("为什么香港业务增长？", store, MockProvider(), reference_date=REF)
-    assert unwired.answer_kind == "no_context"
+    assert unwired.answer_kind is AnswerKind.NO_CONTEXT
     down = answer_question(
         "为什么香港业务增长？",
         store,
@@ -163,7 +206,7 @@ def test_narrative_degrades_honestly(store: CountingStore) -> None:
         reference_date=REF,
         narrative_retriever=ListRetriever(SNIPPETS[:2]),
     )
-    assert down.answer_kind == "degraded" and down.trace["provider_error"] is True
+    assert down.answer_kind is AnswerKind.DEGRADED and down.trace["provider_error"] is True
 
 
 def test_composite_appends_attribution_and_merges_sources(store: CountingStore) -> None:
@@ -175,12 +218,18 @@ def test_composite_appends_attribution_and_merges_sources(store: CountingStore) 
         reference_date=REF,
         narrative_retriever=retriever,
     )
-    assert result.route == "composite"
+    assert result.route is Route.COMPOSITE
     head, tail = result.answer.split("\n\n归因分析：\n")
     assert head.splitlines()[0].startswith("ACME_HK FY2025 REVENUE：2480 USD_M")
     assert "[1]" in tail
-    docs = [s["doc"] for s in result.sources]
-    assert "ACME_FY2025_Review.pptx" in docs and "HK_Regulatory_Memo.docx" in docs
+    # "增长" asks for the change too: both facts' cells first, then the cited passages.
+    assert result.sources == [
+        Source("ACME_FY2025_Review.pptx", "slide=3,table=1,row=REVENUE,col=FY2025"),
+        Source("ACME_FY2024_Review.pptx", "slide=3,table=1,row=REVENUE,col=FY2024"),
+        Source("ACME_FY2025_Review.pptx", "slide=5,notes", kind=SourceKind.PASSAGE),
+        Source("HK_Regulatory_Memo.docx", "page=2,para=1-2", kind=SourceKind.PASSAGE),
+    ]
+    assert result.narrative is not None and result.narrative.sources == result.sources[2:]
     _, filters, _ = retriever.calls[0]
     assert filters is not None and filters.entities == ("ACME_HK",)
     assert filters.periods == ("FY2025",)

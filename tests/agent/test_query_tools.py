@@ -1,3 +1,6 @@
+"""``query_metric``: normalise raw arguments through the glossary, look up typed slots, and the
+tool schemas built from the profile."""
+
 from __future__ import annotations
 
 import json
@@ -18,32 +21,30 @@ from ragspine.agent.query_tools import (
     build_query_metric_tool_anthropic,
     build_query_metric_tool_openai,
     execute_query_metric,
+    lookup,
+    normalize,
     query_metric_spec,
 )
-from ragspine.profile.loader import load_profile
+from ragspine.agent.types import (
+    FactNotFound,
+    FoundFact,
+    Slots,
+    Source,
+    SourceKind,
+    ToolResult,
+    ToolStatus,
+    UnrecognizedParam,
+)
 from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.storage.fact_store import Fact, FactStore
+from ragspine.storage.fact_store import FactStore
+from tests.facts import fact
+from tests.profiles import acme, initech
 
 DECK = "ACME_FY2024_Review.pptx"
 LOCATOR = "slide=2,table=1,row=REVENUE,col=FY2024"
-
-
-def fact(**overrides: Any) -> Fact:
-    fields: dict[str, Any] = {
-        "metric_code": "REVENUE",
-        "entity": "ACME_CN",
-        "geography": "CN",
-        "channel": "TOTAL",
-        "period_type": "FY",
-        "period": "2024",
-        "value": 1320,
-        "unit": "USD_M",
-        "source_doc_id": DECK,
-        "source_locator": LOCATOR,
-    }
-    fields.update(overrides)
-    return Fact(**fields)
+CN_FY2024 = Slots("REVENUE", "ACME_CN", Period(2024, "FY"), "TOTAL")
 
 
 @pytest.fixture
@@ -53,22 +54,30 @@ def store(tmp_path: Path) -> Iterator[FactStore]:
         db.upsert_facts(
             [
                 fact(),
-                fact(
-                    entity="ACME_HK", geography="HK", value=980.5, source_locator="sheet=HK,cell=C4"
-                ),
-                fact(entity="ACME_HK", geography="HK", period_type="H1", period="2025", value=510),
-                fact(entity="ACME_HK", geography="HK", channel="AGENCY", value=600),
-                fact(entity="ACME_HK", geography="HK", period="2025", value=1100),
-                fact(metric_code="NBV", entity="ACME_MO", geography="MO", review_status="pending"),
-                fact(metric_code="NBV", entity="ACME_HK", geography="HK", sensitivity="RESTRICTED"),
-                fact(metric_code="ROE", unit="PCT", value=12.5, sensitivity="CONFIDENTIAL"),
+                fact(entity="ACME_HK", value=980.5, source_locator="sheet=HK,cell=C4"),
+                fact(entity="ACME_HK", period_type="H1", period="2025", value=510),
+                fact(entity="ACME_HK", channel="AGENCY", value=600),
+                fact(entity="ACME_HK", period="2025", value=1100),
+                fact("NBV", "ACME_MO", review_status="pending"),
+                fact("NBV", "ACME_HK", sensitivity="RESTRICTED"),
+                fact("ROE", unit="PCT", value=12.5, sensitivity="CONFIDENTIAL"),
             ]
         )
         yield db
 
 
+def query(store: FactStore, *args: Any, **kw: Any) -> ToolResult:
+    """The tool as a model calls it, with the ACME example profile."""
+    return execute_query_metric(store, *args, profile=acme(), **kw)
+
+
+# --- the tri-state, on the wire exactly as before
+
+
 def test_found_payload_is_exact(store: FactStore) -> None:
-    assert execute_query_metric(store, "REVENUE", "ACME_CN", "FY2024") == {
+    result = query(store, "REVENUE", "ACME_CN", "FY2024")
+    assert result == FoundFact(CN_FY2024, 1320, "USD_M", Source(DECK, LOCATOR))
+    assert result.to_dict() == {
         "status": "found",
         "value": 1320,
         "unit": "USD_M",
@@ -83,7 +92,9 @@ def test_found_payload_is_exact(store: FactStore) -> None:
 
 
 def test_not_found_payload_is_exact(store: FactStore) -> None:
-    assert execute_query_metric(store, "REVENUE", "ACME_CN", "FY2025") == {
+    result = query(store, "REVENUE", "ACME_CN", "FY2025")
+    assert result == FactNotFound(Slots("REVENUE", "ACME_CN", Period(2025, "FY"), "TOTAL"))
+    assert result.to_dict() == {
         "status": "not_found",
         "normalized": {
             "metric_code": "REVENUE",
@@ -113,19 +124,21 @@ def test_not_found_payload_is_exact(store: FactStore) -> None:
 def test_unrecognized_payload_names_the_param_and_raw_value(
     store: FactStore, args: tuple[Any, ...], param: str, raw: str
 ) -> None:
-    assert execute_query_metric(store, *args) == {
-        "status": "unrecognized_param",
-        "param": param,
-        "raw": raw,
-    }
+    result = query(store, *args)
+    assert result == UnrecognizedParam(param, raw)
+    assert result.to_dict() == {"status": "unrecognized_param", "param": param, "raw": raw}
 
 
 def test_metric_is_checked_first(store: FactStore) -> None:
-    result = execute_query_metric(store, "bogus", "nowhere", "never")
-    assert (result["status"], result["param"]) == (STATUS_UNRECOGNIZED, "metric")
+    assert query(store, "bogus", "nowhere", "never") == UnrecognizedParam("metric", "bogus")
 
 
 def test_status_constants() -> None:
+    assert (STATUS_FOUND, STATUS_NOT_FOUND, STATUS_UNRECOGNIZED) == (
+        ToolStatus.FOUND,
+        ToolStatus.NOT_FOUND,
+        ToolStatus.UNRECOGNIZED,
+    )
     assert (STATUS_FOUND, STATUS_NOT_FOUND, STATUS_UNRECOGNIZED) == (
         "found",
         "not_found",
@@ -147,91 +160,114 @@ def test_status_constants() -> None:
 def test_aliases_are_normalised(
     store: FactStore, metric: str, entity: str, period: str, channel: str | None, value: float
 ) -> None:
-    result = execute_query_metric(store, metric, entity, period, channel)
-    assert result["status"] == STATUS_FOUND
-    assert result["value"] == value
-    assert result["metric_code"] == "REVENUE" and result["entity"] == "ACME_HK"
+    result = query(store, metric, entity, period, channel)
+    assert isinstance(result, FoundFact)
+    assert result.value == value
+    assert (result.slots.metric, result.slots.entity) == ("REVENUE", "ACME_HK")
 
 
 def test_relative_period_uses_the_reference_date(store: FactStore) -> None:
-    result = execute_query_metric(store, "收入", "香港", "去年", reference_date=date(2026, 11, 26))
-    assert (result["status"], result["value"], result["period_label"]) == (
-        STATUS_FOUND,
-        1100,
-        "FY2025",
-    )
+    result = query(store, "收入", "香港", "去年", reference_date=date(2026, 11, 26))
+    assert isinstance(result, FoundFact)
+    assert (result.value, result.slots.period) == (1100, Period(2025, "FY"))
 
 
 def test_pending_facts_are_not_found(store: FactStore) -> None:
-    result = execute_query_metric(store, "NBV", "ACME_MO", "FY2024")
-    assert result["status"] == STATUS_NOT_FOUND
+    assert query(store, "NBV", "ACME_MO", "FY2024").status is ToolStatus.NOT_FOUND
 
 
 def test_facts_above_the_clearance_are_not_found(store: FactStore) -> None:
     # RESTRICTED needs an explicit grant; CONFIDENTIAL is above INTERNAL.
-    assert execute_query_metric(store, "NBV", "ACME_HK", "FY2024")["status"] == STATUS_NOT_FOUND
-    restricted = execute_query_metric(
-        store, "NBV", "ACME_HK", "FY2024", clearance=Sensitivity.RESTRICTED
-    )
-    assert restricted["status"] == STATUS_FOUND
-    internal = execute_query_metric(
-        store, "ROE", "ACME_CN", "FY2024", clearance=Sensitivity.INTERNAL
-    )
-    assert internal["status"] == STATUS_NOT_FOUND
-    assert execute_query_metric(store, "ROE", "ACME_CN", "FY2024")["status"] == STATUS_FOUND
+    assert query(store, "NBV", "ACME_HK", "FY2024").status is ToolStatus.NOT_FOUND
+    restricted = query(store, "NBV", "ACME_HK", "FY2024", clearance=Sensitivity.RESTRICTED)
+    assert restricted.status is ToolStatus.FOUND
+    internal = query(store, "ROE", "ACME_CN", "FY2024", clearance=Sensitivity.INTERNAL)
+    assert internal.status is ToolStatus.NOT_FOUND
+    assert query(store, "ROE", "ACME_CN", "FY2024").status is ToolStatus.FOUND
 
 
 def test_not_found_never_borrows_a_neighbouring_row(store: FactStore) -> None:
     # FY2024 exists for HK, but not 2024H1, not the BANCA channel, not another entity.
-    assert execute_query_metric(store, "收入", "香港", "2024H1")["status"] == STATUS_NOT_FOUND
-    assert (
-        execute_query_metric(store, "收入", "香港", "FY2024", "银保")["status"] == STATUS_NOT_FOUND
+    assert query(store, "收入", "香港", "2024H1").status is ToolStatus.NOT_FOUND
+    assert query(store, "收入", "香港", "FY2024", "银保").status is ToolStatus.NOT_FOUND
+    assert query(store, "收入", "澳门", "FY2024").status is ToolStatus.NOT_FOUND
+
+
+# --- the two steps on their own
+
+
+def test_normalize_reads_every_alias_into_typed_slots() -> None:
+    slots = normalize("营业收入", "香港", "2025年上半年", "代理人渠道", profile=acme())
+    assert slots == Slots("REVENUE", "ACME_HK", Period(2025, "H1"), "AGENCY")
+
+
+def test_normalize_fills_the_profile_default_channel() -> None:
+    assert normalize("REVENUE", "ACME_CN", "FY2024", None, profile=acme()) == CN_FY2024
+    assert normalize("订单额", "America", "FY2024", None, profile=initech()) == Slots(
+        "BOOKINGS", "INI_US", Period(2024, "FY"), "DIRECT"
     )
-    assert execute_query_metric(store, "收入", "澳门", "FY2024")["status"] == STATUS_NOT_FOUND
+
+
+def test_normalize_resolves_relative_periods_on_the_reference_date() -> None:
+    # Initech's fiscal year ends in March: on 2026-11-26 last year is FY2026.
+    day = date(2026, 11, 26)
+    assert normalize("收入", "香港", "去年", None, profile=acme(), reference_date=day) == Slots(
+        "REVENUE", "ACME_HK", Period(2025, "FY"), "TOTAL"
+    )
+    assert normalize(
+        "bookings", "US", "last year", "all", profile=initech(), reference_date=day
+    ) == Slots("BOOKINGS", "INI_US", Period(2026, "FY"), "TOTAL")
+
+
+@pytest.mark.parametrize(
+    ("args", "unrecognized"),
+    [
+        (("bogus", "nowhere", "never", "x"), UnrecognizedParam("metric", "bogus")),
+        (("REVENUE", "nowhere", "never", "x"), UnrecognizedParam("entity", "nowhere")),
+        (("REVENUE", "HK", "never", "x"), UnrecognizedParam("period", "never")),
+        (("REVENUE", "HK", "FY2024", "x"), UnrecognizedParam("channel", "x")),
+    ],
+)
+def test_normalize_names_the_first_parameter_it_cannot_read(
+    args: tuple[str, str, str, str], unrecognized: UnrecognizedParam
+) -> None:
+    assert normalize(*args, profile=acme()) == unrecognized
+
+
+def test_lookup_returns_the_fact_with_its_lineage(store: FactStore) -> None:
+    assert lookup(store, CN_FY2024) == FoundFact(
+        CN_FY2024,
+        1320,
+        "USD_M",
+        Source(DECK, LOCATOR, Sensitivity.INTERNAL, SourceKind.FACT),
+    )
+
+
+def test_lookup_keeps_the_fact_sensitivity_on_its_source(store: FactStore) -> None:
+    roe = Slots("ROE", "ACME_CN", Period(2024, "FY"), "TOTAL")
+    result = lookup(store, roe)
+    assert isinstance(result, FoundFact)
+    assert result.source.sensitivity is Sensitivity.CONFIDENTIAL
+    assert lookup(store, roe, clearance=Sensitivity.INTERNAL) == FactNotFound(roe)
+
+
+def test_lookup_matches_every_slot_exactly(store: FactStore) -> None:
+    for slots in (
+        Slots("REVENUE", "ACME_CN", Period(2024, "H1"), "TOTAL"),
+        Slots("REVENUE", "ACME_CN", Period(2024, "FY"), "AGENCY"),
+        Slots("REVENUE", "ACME_MO", Period(2024, "FY"), "TOTAL"),
+        Slots("NBV", "ACME_CN", Period(2024, "FY"), "TOTAL"),
+    ):
+        assert lookup(store, slots) == FactNotFound(slots)
+
+
+def test_lookup_takes_typed_slots_without_the_glossary(store: FactStore) -> None:
+    # Codes are not aliases: lookup never normalises, so an alias finds nothing.
+    alias = Slots("收入", "香港", Period(2024, "FY"), "TOTAL")
+    assert lookup(store, alias) == FactNotFound(alias)
 
 
 # --- tool schemas are generated from the profile
-
-INITECH = """\
-[company]
-name = "Initech"
-home_entity = "INI_WORLD"
-
-[defaults]
-channel = "DIRECT"
-
-[[entities]]
-code = "INI_WORLD"
-name_zh = "全球"
-name_en = "Worldwide"
-geography = "GLOBAL"
-
-[[entities]]
-code = "INI_US"
-name_zh = "美国"
-name_en = "United States"
-geography = "US"
-aliases = ["US"]
-
-[[metrics]]
-code = "BOOKINGS"
-name_zh = "订单额"
-name_en = "Bookings"
-unit = "USD_M"
-
-[[channels]]
-code = "DIRECT"
-
-[[channels]]
-code = "PARTNER"
-"""
-
-
-@pytest.fixture(scope="module")
-def initech(tmp_path_factory: pytest.TempPathFactory) -> DomainProfile:
-    path = tmp_path_factory.mktemp("profile") / "initech.toml"
-    path.write_text(INITECH, encoding="utf-8")
-    return load_profile(path)
 
 
 def properties(schema: dict[str, Any]) -> dict[str, Any]:
@@ -239,8 +275,8 @@ def properties(schema: dict[str, Any]) -> dict[str, Any]:
     return props
 
 
-def test_anthropic_tool_shape(initech: DomainProfile) -> None:
-    tool: dict[str, Any] = build_query_metric_tool_anthropic(initech)
+def test_anthropic_tool_shape() -> None:
+    tool: dict[str, Any] = build_query_metric_tool_anthropic(initech())
     assert set(tool) == {"name", "description", "input_schema"}
     assert tool["name"] == QUERY_METRIC_TOOL_NAME == "query_metric"
     schema = tool["input_schema"]
@@ -249,17 +285,19 @@ def test_anthropic_tool_shape(initech: DomainProfile) -> None:
     assert set(properties(schema)) == {"metric", "entity", "period", "channel"}
 
 
-def test_openai_tool_shape(initech: DomainProfile) -> None:
-    tool: dict[str, Any] = build_query_metric_tool_openai(initech)
+def test_openai_tool_shape() -> None:
+    profile = initech()
+    tool: dict[str, Any] = build_query_metric_tool_openai(profile)
     assert tool["type"] == "function"
     function = tool["function"]
     assert function["name"] == "query_metric"
-    assert function["parameters"] == build_query_metric_tool_anthropic(initech)["input_schema"]
-    assert function["description"] == build_query_metric_tool_anthropic(initech)["description"]
+    assert function["parameters"] == build_query_metric_tool_anthropic(profile)["input_schema"]
+    assert function["description"] == build_query_metric_tool_anthropic(profile)["description"]
 
 
-def test_schemas_come_from_the_profile(initech: DomainProfile) -> None:
-    spec: dict[str, Any] = query_metric_spec(initech)
+def test_schemas_come_from_the_profile() -> None:
+    profile: DomainProfile = initech()
+    spec: dict[str, Any] = query_metric_spec(profile)
     props = properties(spec["parameters"])
     assert "INI_WORLD" in props["entity"]["description"]
     assert "INI_US" in props["entity"]["description"]
@@ -269,17 +307,17 @@ def test_schemas_come_from_the_profile(initech: DomainProfile) -> None:
     assert props["channel"]["default"] == "DIRECT"
     assert "Initech" in spec["description"]
     for tool in (
-        build_query_metric_tool_anthropic(initech),
-        build_query_metric_tool_openai(initech),
+        build_query_metric_tool_anthropic(profile),
+        build_query_metric_tool_openai(profile),
     ):
         text = json.dumps(tool, ensure_ascii=False)
         assert "INI_US" in text and "BOOKINGS" in text
-        for word in ("ACME", "REVENUE", "TOTAL", "香港"):
+        for word in ("ACME", "REVENUE", "AGENCY", "香港"):
             assert word not in text
 
 
 def test_prebuilt_tools_describe_the_shipped_profile() -> None:
-    profile = load_profile()
+    profile = acme()
     for tool in (QUERY_METRIC_TOOL_ANTHROPIC, QUERY_METRIC_TOOL_OPENAI):
         text = json.dumps(tool, ensure_ascii=False)
         codes = [item.code for item in profile.entities]
@@ -291,27 +329,27 @@ def test_prebuilt_tools_describe_the_shipped_profile() -> None:
     assert build_query_metric_tool_openai(profile) == QUERY_METRIC_TOOL_OPENAI
 
 
-def test_execution_uses_the_given_profile(tmp_path: Path, initech: DomainProfile) -> None:
+def test_execution_uses_the_given_profile(tmp_path: Path) -> None:
+    profile = initech()
+    us_fact = fact(
+        "BOOKINGS",
+        "INI_US",
+        channel="DIRECT",
+        source_doc_id="initech.xlsx",
+        source_locator="sheet=US,cell=B2",
+    )
     with FactStore(tmp_path / "initech.db") as db:
         db.init_schema()
-        db.upsert_facts(
-            [
-                fact(
-                    metric_code="BOOKINGS",
-                    entity="INI_US",
-                    geography="US",
-                    channel="DIRECT",
-                    source_doc_id="initech.xlsx",
-                    source_locator="sheet=US,cell=B2",
-                )
-            ]
+        db.upsert_facts([us_fact])
+        found = execute_query_metric(db, "订单额", "US", "FY2024", None, profile=profile)
+        assert found == FoundFact(
+            Slots("BOOKINGS", "INI_US", Period(2024, "FY"), "DIRECT"),
+            1320,
+            "USD_M",
+            Source("initech.xlsx", "sheet=US,cell=B2"),
         )
-        found = execute_query_metric(db, "订单额", "US", "FY2024", None, profile=initech)
-        assert found["status"] == STATUS_FOUND
-        assert found["channel"] == "DIRECT"
-        assert found["source"] == {"doc": "initech.xlsx", "locator": "sheet=US,cell=B2"}
         # The example profile's vocabulary is unknown here.
-        unknown = execute_query_metric(db, "收入", "US", "FY2024", profile=initech)
-        assert unknown == {"status": STATUS_UNRECOGNIZED, "param": "metric", "raw": "收入"}
-        channel = execute_query_metric(db, "BOOKINGS", "US", "FY2024", "TOTAL", profile=initech)
-        assert channel == {"status": STATUS_UNRECOGNIZED, "param": "channel", "raw": "TOTAL"}
+        unknown = execute_query_metric(db, "收入", "US", "FY2024", profile=profile)
+        assert unknown == UnrecognizedParam("metric", "收入")
+        channel = execute_query_metric(db, "BOOKINGS", "US", "FY2024", "AGENCY", profile=profile)
+        assert channel == UnrecognizedParam("channel", "AGENCY")

@@ -1,6 +1,6 @@
-from __future__ import annotations
+"""The security gate: competitor names found, masked and refused from the raw question only."""
 
-from pathlib import Path
+from __future__ import annotations
 
 import pytest
 
@@ -8,15 +8,16 @@ from ragspine.agent.clarify import CLARIFY_OUT_OF_SCOPE_ENTITY
 from ragspine.agent.security_gate import (
     SECURITY_ALLOW,
     SECURITY_REFUSE_OUT_OF_SCOPE,
+    SecurityDecision,
     SecurityGate,
 )
-from ragspine.profile.glossary import default_glossary
-from ragspine.profile.loader import load_profile
+from ragspine.agent.types import ClarifyMode
+from tests.profiles import acme, acme_glossary, initech
 
 
 @pytest.fixture(scope="module")
 def gate() -> SecurityGate:
-    return SecurityGate(load_profile())
+    return SecurityGate(acme())
 
 
 @pytest.mark.parametrize(
@@ -43,7 +44,7 @@ def test_masking_leaves_no_home_alias_behind(gate: SecurityGate) -> None:
     # "中国" / "China" are home-entity aliases inside a competitor's name.
     for text in ("中国竞联人寿的收入", "China Jinglian Life revenue", "中国 竞联的收入"):
         masked = gate.detect(text).masked_text
-        codes = {h.code for h in default_glossary().terms.finditer(masked)}
+        codes = {h.code for h in acme_glossary().terms.finditer(masked)}
         assert "ACME_CN" not in codes, text
 
 
@@ -61,8 +62,10 @@ def test_detect_without_a_competitor_changes_nothing(gate: SecurityGate) -> None
 
 def test_screen_refuses_a_competitor_question(gate: SecurityGate) -> None:
     verdict = gate.screen(raw_question="竞安保险FY2024的收入是多少", metric="REVENUE")
+    assert verdict.decision is SecurityDecision.REFUSE_OUT_OF_SCOPE
     assert verdict.decision == SECURITY_REFUSE_OUT_OF_SCOPE == "out_of_scope_entity"
-    assert verdict.decision == CLARIFY_OUT_OF_SCOPE_ENTITY
+    # One code for both layers: the refusal equals the gateway's mode.
+    assert verdict.decision == CLARIFY_OUT_OF_SCOPE_ENTITY == ClarifyMode.OUT_OF_SCOPE_ENTITY
     assert verdict.entity == "竞安保险"
     assert verdict.narrowing_options == ("ACME Group",)
 
@@ -84,25 +87,18 @@ def test_allow_verdict_carries_nothing(gate: SecurityGate) -> None:
     )
 
 
-def test_gate_uses_the_profile_competitors_and_home_name(tmp_path: Path) -> None:
-    path = tmp_path / "initech.toml"
-    path.write_text(
-        '[company]\nname = "Initech"\nhome_entity = "INI_US"\n\n'
-        '[[entities]]\ncode = "INI_US"\nname_zh = "美国"\nname_en = "United States"\n'
-        'geography = "US"\n\n'
-        '[[metrics]]\ncode = "BOOKINGS"\nname_zh = "订单额"\nname_en = "Bookings"\n'
-        'unit = "USD_M"\n\n[[channels]]\ncode = "TOTAL"\n\n'
-        '[[competitors]]\nname = "Umbrella Corp"\naliases = ["Umbrella"]\n',
-        encoding="utf-8",
-    )
-    gate = SecurityGate(load_profile(path))
+def test_gate_uses_the_profile_competitors_and_home_name() -> None:
+    gate = SecurityGate(initech())
     assert gate.home_company_name == "Initech"
     verdict = gate.screen(raw_question="umbrella bookings in FY2025")
-    assert verdict.decision == SECURITY_REFUSE_OUT_OF_SCOPE
+    assert verdict.decision is SecurityDecision.REFUSE_OUT_OF_SCOPE
     assert (verdict.entity, verdict.narrowing_options) == ("Umbrella Corp", ("Initech",))
+    assert gate.detect("Globex and Umbrella Corp bookings").hits == ("Globex", "Umbrella Corp")
     # The example profile's competitors are not this profile's.
-    assert gate.screen(raw_question="竞安保险的收入").decision == SECURITY_ALLOW
+    assert gate.screen(raw_question="竞安保险的收入").decision is SecurityDecision.ALLOW
 
 
-def test_default_gate_uses_the_shipped_profile() -> None:
-    assert SecurityGate().home_company_name == load_profile().home_company_name
+def test_the_shipped_gate_refuses_its_own_competitors_only() -> None:
+    gate = SecurityGate(acme())
+    assert gate.home_company_name == "ACME Group"
+    assert gate.screen(raw_question="Umbrella revenue").decision is SecurityDecision.ALLOW

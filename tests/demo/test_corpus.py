@@ -40,9 +40,9 @@ from ragspine.demo.corpus_model import (
     TableSpec,
 )
 from ragspine.demo.corpus_writers import DeckSpec, FlowSpec, PdfSpec, WorkbookSpec
-from ragspine.profile.glossary import default_glossary
 from ragspine.profile.matching import mask
 from ragspine.profile.periods import find_periods
+from tests.profiles import acme, acme_glossary
 
 KINDS = {"pptx", "xlsx", "pdf", "docx", "md"}
 UNITS = {"USD_M", "CNY_M", "PCT", "COUNT"}
@@ -255,7 +255,7 @@ def test_ground_truth_is_internally_consistent(corpus: tuple[Path, GroundTruth])
 
 
 def test_metric_units_mirror_the_profile() -> None:
-    profile = default_glossary().profile
+    profile = acme()
     assert {m.code: (m.unit, m.kind) for m in profile.metrics} == METRIC_UNITS
 
 
@@ -414,7 +414,7 @@ _REFERENCE_DAY = date(2025, 12, 31)
 
 def _named(text: str) -> dict[str, set[str]]:
     """What a title/context names by substring: entities, metrics, channels, periods."""
-    glossary = default_glossary()
+    glossary = acme_glossary()
     competitor_spans = [(h.start, h.end) for h in glossary.competitors.finditer(text)]
     text = mask(text, competitor_spans)
     named: dict[str, set[str]] = {"entity": set(), "metric": set(), "channel": set()}
@@ -434,7 +434,7 @@ def _named(text: str) -> dict[str, set[str]]:
 
 def _label_codes(label: str) -> Codes | None:
     """Codes of a header label under full coverage (R1), or None when something is left."""
-    glossary = default_glossary()
+    glossary = acme_glossary()
     text = _UNIT_MARKERS.sub(" ", label)
     found: dict[str, str] = {}
     spans = []
@@ -526,7 +526,7 @@ def test_text_near_a_table_never_names_the_channel_it_must_default() -> None:
 
 
 def test_each_document_sensitivity_follows_the_rules() -> None:
-    profile = default_glossary().profile
+    profile = acme()
     rules = profile.sensitivity
     for document in demo_documents():
         name = Path(document.doc).name

@@ -1,21 +1,23 @@
-"""The shipped golden set: it loads, covers every category in three phrasings, states only
-ground-truth facts, and the full run on a fresh demo workspace with the mock provider passes
-all four gates at 1.0 with no fabrication, no leak and no regression against the baseline."""
+"""The shipped golden set, both splits: each loads, the splits are disjoint and the held-out one
+is large enough to mean something, every expected value is a ground-truth fact, and the full run
+on a fresh demo workspace with the mock provider fabricates nothing and leaks nothing. The dev
+split passes all four gates at 1.0; the held-out split is held to its committed baseline (it
+was never tuned against, so it may record honest failures)."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from ragspine.demo.corpus import GroundTruth, load_ground_truth
 from ragspine.demo.tour import CORPUS_DIR, build_demo_workspace
-from ragspine.errors import UsageError
-from ragspine.eval.gates import GATES, GoldenReport, check_baseline
-from ragspine.eval.golden import GoldenCase, ask_with, load_golden, run_golden_eval
+from ragspine.eval.baseline import check_baseline
+from ragspine.eval.cases import GoldenCase, Split, load_golden
+from ragspine.eval.report import EvalRun, GoldenReport
+from ragspine.eval.runner import ask_with, run_splits
+from ragspine.eval.scoring import GATES
 from ragspine.profile.sensitivity import Sensitivity
 
 CATEGORIES = (
@@ -40,11 +42,12 @@ CATEGORIES = (
     "false_premise",
 )
 LANGUAGES = ("zh", "en", "mixed")
+SPLITS = [pytest.param(split, id=split.value) for split in Split]
 
 
 @pytest.fixture(scope="module")
-def cases() -> list[GoldenCase]:
-    return load_golden()
+def splits() -> dict[Split, list[GoldenCase]]:
+    return {split: load_golden(split=split) for split in Split}
 
 
 @pytest.fixture(scope="module")
@@ -60,19 +63,43 @@ def truth(workspace: Path) -> GroundTruth:
 
 
 @pytest.fixture(scope="module")
-def report(workspace: Path, cases: list[GoldenCase]) -> GoldenReport:
+def run(workspace: Path) -> EvalRun:
     with ask_with(workspace) as ask:
-        return run_golden_eval(ask, cases)
+        return run_splits(ask)
 
 
-# --------------------------------------------------------------------------- the set itself
+def report_of(run: EvalRun, split: Split) -> GoldenReport:
+    return run.reports[split.value]
 
 
-def test_the_set_is_large_enough(cases: list[GoldenCase]) -> None:
-    assert len(cases) >= 220
+# --------------------------------------------------------------------------- the splits
 
 
-def test_every_category_is_covered_in_every_phrasing(cases: list[GoldenCase]) -> None:
+def test_the_dev_split_is_large_enough(splits: dict[Split, list[GoldenCase]]) -> None:
+    assert len(splits[Split.DEV]) >= 220
+
+
+def test_the_heldout_split_is_large_enough(splits: dict[Split, list[GoldenCase]]) -> None:
+    heldout = len(splits[Split.HELDOUT])
+    total = sum(len(cases) for cases in splits.values())
+    assert heldout >= 100
+    assert heldout >= 0.3 * total, f"{heldout} of {total} cases are held out"
+
+
+def test_no_case_id_is_in_both_splits(splits: dict[Split, list[GoldenCase]]) -> None:
+    dev, heldout = ({c.id for c in splits[s]} for s in (Split.DEV, Split.HELDOUT))
+    assert dev & heldout == set()
+
+
+def test_no_question_is_in_both_splits(splits: dict[Split, list[GoldenCase]]) -> None:
+    dev, heldout = ({c.question for c in splits[s]} for s in (Split.DEV, Split.HELDOUT))
+    assert dev & heldout == set()
+
+
+def test_every_dev_category_is_covered_in_every_phrasing(
+    splits: dict[Split, list[GoldenCase]],
+) -> None:
+    cases = splits[Split.DEV]
     counts = Counter(tag for c in cases for tag in c.tags)
     assert {tag: counts[tag] for tag in CATEGORIES if counts[tag] < 3} == {}
     assert all(counts[lang] >= 30 for lang in LANGUAGES), {lang: counts[lang] for lang in LANGUAGES}
@@ -80,28 +107,43 @@ def test_every_category_is_covered_in_every_phrasing(cases: list[GoldenCase]) ->
     assert {"found", "comparison", "narrative", "unknown_entity"} <= mixed_categories
 
 
-def test_each_case_names_exactly_one_language(cases: list[GoldenCase]) -> None:
-    wrong = [c.id for c in cases if sum(tag in LANGUAGES for tag in c.tags) != 1]
+def test_the_heldout_split_covers_every_category(splits: dict[Split, list[GoldenCase]]) -> None:
+    tags = {tag for c in splits[Split.HELDOUT] for tag in c.tags}
+    assert [c for c in CATEGORIES if c not in tags] == []
+    assert set(LANGUAGES) <= tags
+
+
+@pytest.mark.parametrize("split", SPLITS)
+def test_each_case_names_exactly_one_language(
+    splits: dict[Split, list[GoldenCase]], split: Split
+) -> None:
+    wrong = [c.id for c in splits[split] if sum(tag in LANGUAGES for tag in c.tags) != 1]
     assert wrong == []
 
 
-def test_restricted_material_is_probed_with_and_without_clearance(cases: list[GoldenCase]) -> None:
-    levels = {c.clearance for c in cases if "restricted" in c.tags}
-    assert levels == set(Sensitivity)
-    uncleared = [
-        c for c in cases if "restricted" in c.tags and c.clearance is not Sensitivity.RESTRICTED
-    ]
+@pytest.mark.parametrize("split", SPLITS)
+def test_restricted_material_is_probed_with_and_without_clearance(
+    splits: dict[Split, list[GoldenCase]], split: Split
+) -> None:
+    restricted = [c for c in splits[split] if "restricted" in c.tags]
+    assert {c.clearance for c in restricted} == set(Sensitivity)
+    uncleared = [c for c in restricted if c.clearance is not Sensitivity.RESTRICTED]
     assert all(c.expect.forbidden or c.expect.values for c in uncleared)
 
 
-def test_known_issues_are_rare_and_described(cases: list[GoldenCase]) -> None:
+@pytest.mark.parametrize("split", SPLITS)
+def test_known_issues_are_rare_and_described(
+    splits: dict[Split, list[GoldenCase]], split: Split
+) -> None:
+    cases = splits[split]
     known = [c for c in cases if c.known_issue]
     assert len(known) <= len(cases) // 20
     assert all(len(c.known_issue) > 20 for c in known)
 
 
+@pytest.mark.parametrize("split", SPLITS)
 def test_every_expected_value_is_a_ground_truth_fact(
-    cases: list[GoldenCase], truth: GroundTruth
+    splits: dict[Split, list[GoldenCase]], split: Split, truth: GroundTruth
 ) -> None:
     """Value, unit, document and locator of every expectation, against the generator's truth,
     visible at the case's clearance (the restated 2,880 is a review item, never a fact)."""
@@ -110,7 +152,7 @@ def test_every_expected_value_is_a_ground_truth_fact(
         for f in truth.facts
     }
     wrong = []
-    for case in cases:
+    for case in splits[split]:
         for v in case.expect.values:
             fact = facts.get((v.metric, v.entity, v.period_label, v.channel, v.doc, v.locator))
             if (
@@ -129,84 +171,39 @@ def _label(period_type: str, period: str) -> str:
 # --------------------------------------------------------------------------- the full run
 
 
-def test_all_four_gates_pass_at_one(report: GoldenReport) -> None:
+def test_the_run_reports_both_splits_apart(
+    run: EvalRun, splits: dict[Split, list[GoldenCase]]
+) -> None:
+    assert list(run.reports) == ["dev", "heldout"]
+    for split in Split:
+        assert [s.case.id for s in report_of(run, split).scores] == [c.id for c in splits[split]]
+
+
+def test_the_dev_split_passes_all_four_gates_at_one(run: EvalRun) -> None:
+    report = report_of(run, Split.DEV)
     failing = {s.case.id: list(s.failures) for s in report.failures}
     assert failing == {}
     assert {name: report.overall.gates[name].score for name in GATES} == dict.fromkeys(GATES, 1.0)
     assert all(report.overall.gates[name].applicable >= 100 for name in GATES)
 
 
-def test_no_fabrication_and_no_restricted_leak(report: GoldenReport) -> None:
-    assert report.overall.fabrication == 0
-    assert report.overall.forbidden == 0
+@pytest.mark.parametrize("split", SPLITS)
+def test_no_fabrication_and_no_restricted_leak(run: EvalRun, split: Split) -> None:
+    report = report_of(run, split)
+    fabricated = {s.case.id: s.fabricated for s in report.scores if s.fabricated}
+    leaked = {s.case.id: s.forbidden_hits for s in report.scores if s.forbidden_hits}
+    assert fabricated == {}
+    assert leaked == {}
+    assert (report.overall.fabrication, report.overall.forbidden) == (0, 0)
 
 
-def test_the_run_meets_the_committed_baseline(report: GoldenReport) -> None:
-    assert check_baseline(report) == []
+@pytest.mark.parametrize("split", SPLITS)
+def test_each_split_meets_the_committed_baseline(run: EvalRun, split: Split) -> None:
+    assert check_baseline(EvalRun({split.value: report_of(run, split)})) == []
 
 
-def test_known_issues_are_run_and_reported_apart(report: GoldenReport) -> None:
-    # The shipped set has no open known issues; the mechanism itself is pinned in test_gates.
-    known = report.known_issues
-    assert all(s.case.known_issue for s in known)
-    listed = json.loads(report.to_json())["known_issues"]
-    assert [c["id"] for c in listed] == [s.case.id for s in known]
-
-
-def test_narrative_cases_report_recall_and_mrr(report: GoldenReport) -> None:
+def test_dev_narrative_cases_report_recall_and_mrr(run: EvalRun) -> None:
+    report = report_of(run, Split.DEV)
     assert report.overall.narrative_cases >= 30
     assert report.overall.recall is not None and report.overall.recall > 0.8
     assert "narrative" in report.by_tag and report.by_tag["narrative"].recall is not None
-
-
-# --------------------------------------------------------------------------- loading errors
-
-
-def _write(tmp_path: Path, *lines: Mapping[str, object] | str) -> Path:
-    path = tmp_path / "set.jsonl"
-    text = "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines)
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
-
-
-GOOD: dict[str, object] = {
-    "id": "a",
-    "question": "香港FY2025收入",
-    "expect": {"mode": "none", "refuse": False},
-}
-
-
-def test_defaults_apply_to_a_minimal_case(tmp_path: Path) -> None:
-    (case,) = load_golden(_write(tmp_path, {"id": "a", "question": "q"}))
-    assert case.clearance is Sensitivity.CONFIDENTIAL
-    assert case.reference_date.isoformat() == "2026-11-26"
-    assert case.expect.mode is None and case.expect.refuse is None
-
-
-@pytest.mark.parametrize(
-    ("bad", "message"),
-    [
-        ({**GOOD, "colour": "red"}, "unknown field"),
-        ({**GOOD, "expect": {"mode": "maybe"}}, "valid options: none, ask_first"),
-        ({**GOOD, "expect": {"mode": "ask_first", "refuse": False}}, "never answers"),
-        ({**GOOD, "expect": {"refuse": True, "derived": ["+1"]}}, "cannot expect values"),
-        ({**GOOD, "expect": {"values": [{"metric": "REVENUE"}]}}, "lacks"),
-        ({**GOOD, "expect": {"reason": "competitor"}}, "needs 'expect.mode'"),
-        ({**GOOD, "reference_date": "26/11/2026"}, "not a YYYY-MM-DD date"),
-        ({**GOOD, "clearance": "SECRET"}, "valid options"),
-        ("{not json", "not valid JSON"),
-    ],
-)
-def test_errors_name_the_file_and_line(
-    tmp_path: Path, bad: Mapping[str, object] | str, message: str
-) -> None:
-    path = _write(tmp_path, GOOD, bad)
-    with pytest.raises(UsageError, match=rf"set\.jsonl:2: .*{message}"):
-        load_golden(path)
-
-
-def test_duplicate_ids_and_empty_sets_are_rejected(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match=r"set\.jsonl:2: duplicate id 'a'"):
-        load_golden(_write(tmp_path, GOOD, GOOD))
-    with pytest.raises(UsageError, match="holds no records"):
-        load_golden(_write(tmp_path, ""))

@@ -30,6 +30,7 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.chunking import Chunk, locator_covers
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from tests.profiles import acme
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -118,7 +119,7 @@ def test_each_category_tests_what_its_name_says(
 
     for q in queries:
         asked = language(q.query)
-        intent = parse_intent(q.query, EVAL_REFERENCE_DATE)
+        intent = parse_intent(q.query, EVAL_REFERENCE_DATE, profile=acme())
         if q.category in (Category.LEXICAL, Category.ENTITY):
             assert languages(q) <= {asked}, q.id
         if q.category is Category.ZH_TO_EN:
@@ -213,7 +214,7 @@ ANSWERS = {
 
 
 def test_aggregates_equal_a_hand_calculation() -> None:
-    report = run_retrieval_eval(FakeRetriever(ANSWERS), QUERIES, k=10)
+    report = run_retrieval_eval(FakeRetriever(ANSWERS), QUERIES, k=10, profile=acme())
     by_id = {r.query.id: r for r in report.results}
     # l1: the relevant passage at rank 2. l2: one of two judged passages, at rank 1.
     # e1: nothing. l3: nothing judged relevant and nothing above clearance returned.
@@ -245,8 +246,8 @@ def test_aggregates_equal_a_hand_calculation() -> None:
 def test_the_retriever_is_asked_what_the_agent_would_ask() -> None:
     fake = FakeRetriever(ANSWERS)
     restricted = EvalQuery("r1", "special dividend", Category.LEXICAL, (), Sensitivity.RESTRICTED)
-    run_retrieval_eval(fake, [QUERIES[0], restricted], k=7)
-    intent = parse_intent("香港2024年营运利润", EVAL_REFERENCE_DATE)
+    run_retrieval_eval(fake, [QUERIES[0], restricted], k=7, profile=acme())
+    intent = parse_intent("香港2024年营运利润", EVAL_REFERENCE_DATE, profile=acme())
     assert fake.calls[0] == ("香港2024年营运利润", 7, filters_for(intent), Sensitivity.CONFIDENTIAL)
     assert fake.calls[0][2] == RetrievalFilters(entities=("ACME_HK",), periods=("FY2024",))
     assert fake.calls[1][3] is Sensitivity.RESTRICTED
@@ -254,7 +255,7 @@ def test_the_retriever_is_asked_what_the_agent_would_ask() -> None:
 
 def test_a_hit_above_clearance_zeroes_the_query_and_fails_the_report() -> None:
     leaky = {**ANSWERS, "special dividend": [SECRET], "香港2024年营运利润": [A, SECRET]}
-    report = run_retrieval_eval(FakeRetriever(leaky), QUERIES)
+    report = run_retrieval_eval(FakeRetriever(leaky), QUERIES, profile=acme())
     by_id = {r.query.id: r for r in report.results}
     assert (by_id["l3"].recall, by_id["l3"].leaked) == (0.0, 1)
     assert (by_id["l1"].recall, by_id["l1"].ndcg, by_id["l1"].leaked) == (0.0, 0.0, 1)
@@ -268,7 +269,7 @@ def test_a_perfect_retriever_passes_and_the_report_serialises() -> None:
         "agency growth": [B, A],
         "Macau outlook": [Snippet("c#1", "memos/c.md", "section=1,para=1", "t")],
     }
-    report = run_retrieval_eval(FakeRetriever(perfect), QUERIES)
+    report = run_retrieval_eval(FakeRetriever(perfect), QUERIES, profile=acme())
     assert report.passed
     assert (report.overall.recall, report.overall.mrr) == (1.0, 1.0)
     data = json.loads(report.to_json())
@@ -291,6 +292,6 @@ def test_a_perfect_retriever_passes_and_the_report_serialises() -> None:
 
 def test_no_queries_or_a_bad_k_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="no queries"):
-        run_retrieval_eval(FakeRetriever({}), [])
+        run_retrieval_eval(FakeRetriever({}), [], profile=acme())
     with pytest.raises(UsageError, match="k must be"):
-        run_retrieval_eval(FakeRetriever({}), QUERIES, k=0)
+        run_retrieval_eval(FakeRetriever({}), QUERIES, k=0, profile=acme())

@@ -9,9 +9,8 @@ import pytest
 
 from ragspine.demo.tour import run_demo
 from ragspine.eval.retrieval_eval import RetrievalReport, load_eval_set, run_retrieval_eval
+from ragspine.retrieval.retriever import open_retriever
 from ragspine.workspace import Workspace
-
-retriever_module = pytest.importorskip("ragspine.retrieval.retriever")
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +18,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> RetrievalReport:
     root: Path = tmp_path_factory.mktemp("quality") / "ws"
     run_demo(root)
     workspace = Workspace.open(root)
-    retriever = retriever_module.open_retriever(workspace)
+    retriever = open_retriever(workspace)
     return run_retrieval_eval(retriever, load_eval_set(), profile=workspace.profile())
 
 

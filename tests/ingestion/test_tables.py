@@ -9,12 +9,13 @@ import pytest
 from ragspine.ingestion.labels import read_label
 from ragspine.ingestion.model import Cell, LocatorStyle, Table
 from ragspine.ingestion.tables import ReviewReason, map_table
-from ragspine.profile.glossary import Glossary, default_glossary
+from ragspine.profile.glossary import Glossary
+from tests.profiles import acme_glossary
 
 
 @pytest.fixture(scope="module")
 def glossary() -> Glossary:
-    return default_glossary()
+    return acme_glossary()
 
 
 def table(

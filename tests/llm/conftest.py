@@ -1,7 +1,8 @@
-"""Tests against a real model served locally by llama-cpp-python (``make eval-llm``).
+"""Fixtures for the provider tests: a fake server for both wire formats, and a real local model.
 
-They are marked ``llm`` and skipped unless ``RAGSPINE_LLM_TESTS=1`` is set — a plain ``pytest``
-must not start a model server — and unless llama-cpp-python is installed (``ragspine[llm-local]``).
+Tests against the real model (``make eval-llm``) are marked ``llm`` and skipped unless
+``RAGSPINE_LLM_TESTS=1`` is set — a plain ``pytest`` must not start a model server — and unless
+llama-cpp-python is installed (``ragspine[llm-local]``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ragspine.demo.tour import build_demo_workspace
-from ragspine.eval.local_llm import INSTALL_HINT, LocalLLMServer
+from ragspine.llm.local import INSTALL_HINT, LocalLLMServer
+from tests.agent.fake_llm_server import FakeLLMServer
 
 ENABLE_VARIABLE = "RAGSPINE_LLM_TESTS"
 
@@ -40,6 +42,13 @@ def _skip_reason() -> str | None:
     if importlib.util.find_spec("llama_cpp") is None:
         return f"llama-cpp-python is not installed: {INSTALL_HINT}"
     return None
+
+
+@pytest.fixture
+def fake_llm_server() -> Iterator[FakeLLMServer]:
+    """A running FakeLLMServer (both wire formats), shut down after the test."""
+    with FakeLLMServer() as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

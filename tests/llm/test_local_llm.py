@@ -1,4 +1,5 @@
-"""The local server's helpers, without a model: these run in every ``pytest``."""
+"""The local server's helpers: without a model in every ``pytest``, against the installed
+llama-cpp-python server (marked ``llm``) in ``make eval-llm``."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from ragspine.eval import local_llm
-from ragspine.eval.local_llm import LocalLLMServer, ensure_model
+from ragspine.llm import local
+from ragspine.llm.local import LocalLLMServer, ensure_model
+from ragspine.llm.openai import to_openai_messages
 
 GOOD = b"GGUF model bytes"
 
@@ -40,7 +42,7 @@ def fake_model_package(cache: Path) -> types.ModuleType:
 @pytest.fixture
 def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
     fake = fake_model_package(tmp_path)
-    monkeypatch.setitem(sys.modules, local_llm.MODEL_PACKAGE, fake)
+    monkeypatch.setitem(sys.modules, local.MODEL_PACKAGE, fake)
     return fake
 
 
@@ -60,12 +62,12 @@ def test_a_corrupt_cached_model_is_rebuilt(package: types.ModuleType, tmp_path: 
     assert ensure_model(target).read_bytes() == GOOD
 
 
-@pytest.mark.parametrize("module", [local_llm.MODEL_PACKAGE, "llama_cpp.server"])
+@pytest.mark.parametrize("module", [local.MODEL_PACKAGE, "llama_cpp.server"])
 def test_missing_dependencies_name_the_extra(monkeypatch: pytest.MonkeyPatch, module: str) -> None:
     monkeypatch.setitem(sys.modules, module, None)
 
     with pytest.raises(ImportError, match=r"pip install 'ragspine\[llm-local\]'"):
-        ensure_model() if module == local_llm.MODEL_PACKAGE else LocalLLMServer()
+        ensure_model() if module == local.MODEL_PACKAGE else LocalLLMServer()
 
 
 class _RecordingLlama:
@@ -87,10 +89,10 @@ def test_internal_generations_are_capped_by_the_request(
 ) -> None:
     llama = _RecordingLlama()
 
-    local_llm._CappedLlama(llama, cap).create_completion(prompt="p", max_tokens=asked)
+    local._CappedLlama(llama, cap).create_completion(prompt="p", max_tokens=asked)
 
     assert llama.calls == [{"prompt": "p", "max_tokens": sent}]
-    assert local_llm._CappedLlama(llama, cap).verbose is False
+    assert local._CappedLlama(llama, cap).verbose is False
 
 
 def test_a_whole_reply_streams_as_one_delta_then_the_finish() -> None:
@@ -109,7 +111,7 @@ def test_a_whole_reply_streams_as_one_delta_then_the_finish() -> None:
         ],
     }
 
-    first, last = local_llm._as_chunks(completion)
+    first, last = local._as_chunks(completion)
 
     assert first["object"] == last["object"] == "chat.completion.chunk"
     assert first["choices"][0]["delta"]["tool_calls"] == [{"index": 0, **call}]
@@ -117,15 +119,16 @@ def test_a_whole_reply_streams_as_one_delta_then_the_finish() -> None:
     assert last["choices"] == [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]
 
 
+@pytest.mark.llm
 def test_server_command_runs_this_module_with_the_fixed_chat_format(tmp_path: Path) -> None:
     pytest.importorskip("llama_cpp.server")
     server = LocalLLMServer(tmp_path / "m.gguf", n_ctx=1024, threads=1, batch_threads=2)
 
     command = server._command(tmp_path / "m.gguf")
 
-    assert command[:3] == [sys.executable, "-m", "ragspine.eval.local_llm"]
+    assert command[:3] == [sys.executable, "-m", "ragspine.llm.local"]
     options = dict(zip(command[3::2], command[4::2], strict=True))
-    assert options["--chat_format"] == local_llm.CHAT_FORMAT
+    assert options["--chat_format"] == local.CHAT_FORMAT
     assert (options["--n_ctx"], options["--logits_all"], options["--host"]) == (
         "1024",
         "False",
@@ -133,11 +136,11 @@ def test_server_command_runs_this_module_with_the_fixed_chat_format(tmp_path: Pa
     )
 
 
+@pytest.mark.llm
 def test_the_stock_server_accepts_our_tool_call_turns() -> None:
     """llama.cpp's server rejects ``content: null`` beside tool calls (abetlen/llama-cpp-python
     #1805); the OpenAI adapter must send what it accepts."""
     server_types = pytest.importorskip("llama_cpp.server.types")
-    from ragspine.agent.llm_provider import _to_openai_messages
 
     neutral: list[dict[str, object]] = [
         {"role": "user", "content": "q"},
@@ -151,7 +154,7 @@ def test_the_stock_server_accepts_our_tool_call_turns() -> None:
         {"role": "tool", "tool_call_id": "c1", "name": "query_metric", "content": "{}"},
     ]
     request = server_types.CreateChatCompletionRequest(
-        messages=_to_openai_messages("system", neutral)
+        messages=to_openai_messages("system", neutral)
     )
     assert request.messages[2]["content"] == ""
     assert request.messages[2]["tool_calls"][0]["function"]["name"] == "query_metric"

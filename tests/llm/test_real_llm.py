@@ -17,18 +17,15 @@ from pathlib import Path
 import pytest
 
 from ragspine.agent.agent import AgentResult
-from ragspine.agent.llm_provider import (
-    LLMProvider,
-    MockProvider,
-    OpenAIProvider,
-    ProviderResponse,
-)
 from ragspine.agent.messages import en, zh
 from ragspine.agent.narrative import NARRATIVE_SYSTEM_PROMPT
 from ragspine.agent.query_tools import query_metric_spec
 from ragspine.errors import ProviderError
-from ragspine.eval.local_llm import LocalLLMServer
+from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.facade import RAGSpine
+from ragspine.llm import LLMProvider, MockProvider, OpenAIProvider, ProviderResponse
+from ragspine.llm.local import LocalLLMServer
+from ragspine.profile.loader import load_profile
 
 pytestmark = pytest.mark.llm
 
@@ -103,7 +100,9 @@ def test_streamed_tool_call_from_the_real_server(llm_server: LocalLLMServer) -> 
     ]
 
     reply = provider(llm_server, stream=True).create_message(
-        system="Call the query_metric tool.", messages=messages, tools=[query_metric_spec()]
+        system="Call the query_metric tool.",
+        messages=messages,
+        tools=[query_metric_spec(load_profile())],
     )
 
     # The base model copies the slot hint into the call; the stream carries it whole.
@@ -124,6 +123,22 @@ def test_streamed_narrative_answer_end_to_end(
     assert real.answer_kind == "narrative"
     assert real.sources
     assert real.trace["provider_error"] is False
+    # Every number the model wrote is in a passage its sentence cites (the eval's checker).
+    assert fabricated_numbers(real) == []
+
+
+def test_composite_answer_states_only_found_facts_and_cited_numbers(
+    llm_server: LocalLLMServer, demo_workspace: Path
+) -> None:
+    # One lookup, so the model gets both the tool loop and the attribution.
+    question = "Hong Kong NBV margin in H1 2025, and what drove it?"
+
+    real = ask(demo_workspace, provider(llm_server), question)
+
+    assert (real.route, real.answer_kind) == ("composite", "found")
+    assert real.narrative is not None and real.narrative.citations
+    assert real.trace["llm_calls"] >= 2
+    assert fabricated_numbers(real) == []
 
 
 def test_streamed_text_without_tools(llm_server: LocalLLMServer) -> None:

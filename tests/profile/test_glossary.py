@@ -1,53 +1,17 @@
+"""The glossary: raw terms to codes, one glossary per profile object, compiled on first use."""
+
 from __future__ import annotations
 
 from datetime import date
 
 import pytest
 
-from ragspine.profile.glossary import (
-    default_glossary,
-    glossary_for,
-    normalize_channel,
-    normalize_entity,
-    normalize_metric,
-    normalize_period_code,
-)
-from ragspine.profile.loader import load_profile
+from ragspine.profile import glossary as glossary_module
+from ragspine.profile.glossary import Glossary, glossary_for
+from ragspine.profile.loader import example_profile_path, load_profile
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
-
-INITECH = """\
-[company]
-name = "Initech"
-home_entity = "INI_US"
-
-[fiscal]
-year_end_month = 3
-
-[[entities]]
-code = "INI_US"
-name_zh = "美国"
-name_en = "United States"
-geography = "US"
-aliases = ["US", "America"]
-
-[[metrics]]
-code = "BOOKINGS"
-name_zh = "订单额"
-name_en = "Bookings"
-unit = "USD_M"
-
-[[channels]]
-code = "TOTAL"
-aliases = ["all"]
-"""
-
-
-@pytest.fixture(scope="module")
-def initech(tmp_path_factory: pytest.TempPathFactory) -> DomainProfile:
-    path = tmp_path_factory.mktemp("profile") / "initech.toml"
-    path.write_text(INITECH, encoding="utf-8")
-    return load_profile(path)
+from tests.profiles import acme, acme_glossary, initech
 
 
 @pytest.mark.parametrize(
@@ -72,7 +36,7 @@ def initech(tmp_path_factory: pytest.TempPathFactory) -> DomainProfile:
     ],
 )
 def test_normalize_metric(raw: str, code: str) -> None:
-    assert normalize_metric(raw) == code
+    assert acme_glossary().normalize_metric(raw) == code
 
 
 @pytest.mark.parametrize(
@@ -91,7 +55,7 @@ def test_normalize_metric(raw: str, code: str) -> None:
     ],
 )
 def test_normalize_entity(raw: str, code: str) -> None:
-    assert normalize_entity(raw) == code
+    assert acme_glossary().normalize_entity(raw) == code
 
 
 @pytest.mark.parametrize(
@@ -99,7 +63,7 @@ def test_normalize_entity(raw: str, code: str) -> None:
     [("代理人渠道", "AGENCY"), ("banca", "BANCA"), ("TOTAL", "TOTAL"), ("合计", "TOTAL")],
 )
 def test_normalize_channel(raw: str, code: str) -> None:
-    assert normalize_channel(raw) == code
+    assert acme_glossary().normalize_channel(raw) == code
 
 
 @pytest.mark.parametrize(
@@ -122,16 +86,18 @@ def test_normalize_channel(raw: str, code: str) -> None:
     ],
 )
 def test_unknown_or_compound_terms_are_none_never_a_guess(raw: str | None) -> None:
-    assert normalize_metric(raw) is None
-    assert normalize_entity(raw) is None
-    assert normalize_channel(raw) is None
+    glossary = acme_glossary()
+    assert glossary.normalize_metric(raw) is None
+    assert glossary.normalize_entity(raw) is None
+    assert glossary.normalize_channel(raw) is None
 
 
 def test_each_normalizer_only_answers_for_its_own_kind() -> None:
-    assert normalize_metric("香港") is None
-    assert normalize_entity("收入") is None
-    assert normalize_channel("香港") is None
-    assert normalize_metric("代理人渠道") is None
+    glossary = acme_glossary()
+    assert glossary.normalize_metric("香港") is None
+    assert glossary.normalize_entity("收入") is None
+    assert glossary.normalize_channel("香港") is None
+    assert glossary.normalize_metric("代理人渠道") is None
 
 
 @pytest.mark.parametrize(
@@ -143,38 +109,103 @@ def test_each_normalizer_only_answers_for_its_own_kind() -> None:
         ("去年", Period(2025, "FY")),
     ],
 )
-def test_normalize_period_code(raw: str, period: Period) -> None:
-    assert normalize_period_code(raw, date(2026, 11, 26)) == period
+def test_normalize_period(raw: str, period: Period) -> None:
+    assert acme_glossary().normalize_period(raw, date(2026, 11, 26)) == period
 
 
 @pytest.mark.parametrize("raw", [None, "", "9999", "FY2024 revenue", "soon"])
-def test_normalize_period_code_is_none_for_anything_else(raw: str | None) -> None:
-    assert normalize_period_code(raw, date(2026, 11, 26)) is None
+def test_normalize_period_is_none_for_anything_else(raw: str | None) -> None:
+    assert acme_glossary().normalize_period(raw, date(2026, 11, 26)) is None
 
 
-def test_another_profile_has_its_own_vocabulary(initech: DomainProfile) -> None:
-    assert normalize_entity("America", initech) == "INI_US"
-    assert normalize_metric("订单额", initech) == "BOOKINGS"
-    assert normalize_channel("all", initech) == "TOTAL"
-    assert normalize_entity("香港", initech) is None
-    assert normalize_metric("revenue", initech) is None
-    assert normalize_entity("America") is None
+def test_another_profile_has_its_own_vocabulary() -> None:
+    glossary = glossary_for(initech())
+    assert glossary.normalize_entity("America") == "INI_US"
+    assert glossary.normalize_entity("Worldwide") == "INI_WORLD"
+    assert glossary.normalize_metric("订单额") == "BOOKINGS"
+    assert glossary.normalize_channel("all") == "TOTAL"
+    assert glossary.normalize_channel("partner") == "PARTNER"
+    assert glossary.competitors.lookup("Umbrella") is not None
+    assert glossary.normalize_entity("香港") is None
+    assert glossary.normalize_metric("revenue") is None
+    assert glossary.competitors.lookup("竞安") is None
 
 
-def test_period_normalisation_uses_the_profile_fiscal_calendar(initech: DomainProfile) -> None:
+def test_the_example_profile_knows_nothing_of_another() -> None:
+    glossary = acme_glossary()
+    assert glossary.normalize_entity("America") is None
+    assert glossary.normalize_metric("Bookings") is None
+    assert glossary.normalize_channel("partner") is None
+    assert glossary.competitors.lookup("Umbrella") is None
+
+
+def test_period_normalisation_uses_the_profile_fiscal_calendar() -> None:
     # Initech's fiscal year ends in March: on 1 April 2026 "last year" is FY2026.
-    assert normalize_period_code("去年", date(2026, 4, 1), initech) == Period(2026, "FY")
-    assert normalize_period_code("去年", date(2026, 4, 1)) == Period(2025, "FY")
+    day = date(2026, 4, 1)
+    assert glossary_for(initech()).normalize_period("去年", day) == Period(2026, "FY")
+    assert acme_glossary().normalize_period("去年", day) == Period(2025, "FY")
 
 
-def test_glossary_is_built_once_per_profile(initech: DomainProfile) -> None:
-    assert glossary_for(initech) is glossary_for(initech)
-    assert default_glossary() is glossary_for(load_profile())
-    assert glossary_for(initech).profile is initech
-    assert glossary_for(initech).calendar.year_end_month == 3
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[DomainProfile]:
+    """Every profile a glossary is compiled for, in order, from now on."""
+    seen: list[DomainProfile] = []
+    build = glossary_module.build_glossary
+
+    def counting(profile: DomainProfile) -> Glossary:
+        seen.append(profile)
+        return build(profile)
+
+    monkeypatch.setattr(glossary_module, "build_glossary", counting)
+    return seen
+
+
+def test_nothing_is_compiled_until_first_use(builds: list[DomainProfile]) -> None:
+    profile = initech()
+    assert builds == []
+    glossary = glossary_for(profile)
+    assert builds == [profile]
+    assert glossary.profile is profile
+    assert glossary.calendar.year_end_month == 3
+
+
+def test_the_same_profile_object_gives_the_same_glossary(builds: list[DomainProfile]) -> None:
+    profile = initech()
+    assert glossary_for(profile) is glossary_for(profile)
+    assert len(builds) == 1
+
+
+def test_each_loaded_profile_gets_its_own_glossary(builds: list[DomainProfile]) -> None:
+    # Two loads of one file are two objects: each compiles its own glossary, for itself.
+    first, second = initech(), initech()
+    assert glossary_for(first) is not glossary_for(second)
+    assert glossary_for(second).profile is second
+    assert [id(p) for p in builds] == [id(first), id(second)]
+    example = load_profile(example_profile_path())
+    assert glossary_for(example) is not acme_glossary()
+    assert glossary_for(example).profile is example
+    assert acme_glossary().profile is acme()
+
+
+def test_compiling_a_glossary_does_not_change_what_a_profile_equals() -> None:
+    used, unused = initech(), initech()
+    glossary_for(used)
+    assert used == unused
+
+
+def test_a_copied_profile_compiles_its_own_glossary() -> None:
+    # A copy with another fiscal calendar must not be served the original's glossary.
+    profile = initech()
+    glossary_for(profile)
+    copy = profile.model_copy(
+        update={"fiscal": profile.fiscal.model_copy(update={"year_end_month": 12})}
+    )
+    assert glossary_for(copy).profile is copy
+    assert glossary_for(copy).calendar.year_end_month == 12
+    assert glossary_for(profile).calendar.year_end_month == 3
 
 
 def test_competitors_are_not_terms() -> None:
-    glossary = default_glossary()
+    glossary = acme_glossary()
     assert glossary.terms.lookup("竞安保险") is None
     assert glossary.competitors.lookup("竞安") is not None

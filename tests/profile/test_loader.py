@@ -11,41 +11,10 @@ from ragspine.errors import ProfileError, RagSpineError
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.loader import example_profile_path, load_profile
 from ragspine.profile.model import DomainProfile, MetricKind
+from tests.profiles import INITECH_PATH, initech
 
-# A small profile of an invented company: the malformed variants below are edits of it.
-VALID = """\
-[company]
-name = "Initech"
-home_entity = "INI_US"
-
-[fiscal]
-year_end_month = 3
-
-[[entities]]
-code = "INI_US"
-name_zh = "美国"
-name_en = "United States"
-geography = "US"
-aliases = ["US"]
-
-[[entities]]
-code = "INI_EU"
-name_zh = "欧洲"
-name_en = "Europe"
-geography = "EU"
-
-[[metrics]]
-code = "BOOKINGS"
-name_zh = "订单额"
-name_en = "Bookings"
-unit = "USD_M"
-
-[[channels]]
-code = "TOTAL"
-
-[[competitors]]
-name = "Globex"
-"""
+# The malformed variants below are edits of the Initech test profile.
+VALID = INITECH_PATH.read_text(encoding="utf-8")
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -65,7 +34,7 @@ def test_shipped_example_profile_loads() -> None:
     assert {e.code for e in profile.entities} >= {"ACME_GROUP", "ACME_HK", "ACME_CN", "ACME_MO"}
     assert profile.fiscal.year_end_month == 12
     assert profile.defaults.channel == "TOTAL"
-    assert profile.competitors
+    assert [c.name for c in profile.competitors] == ["竞安保险", "中国竞联人寿", "环宇保险"]
 
 
 def test_the_shipped_profile_is_loaded_once() -> None:
@@ -100,34 +69,37 @@ def test_common_synonyms_map_to_their_metric(term: str, code: str) -> None:
     assert glossary_for(load_profile()).normalize_metric(term) == code
 
 
-def test_a_valid_custom_profile_loads(tmp_path: Path) -> None:
-    profile = load_profile(write(tmp_path, VALID))
+def test_a_valid_custom_profile_loads() -> None:
+    profile = initech()
     assert profile.company.name == "Initech"
-    assert profile.home_entity.code == "INI_US"
+    assert profile.home_entity.code == "INI_WORLD"
     assert profile.fiscal.year_end_month == 3
+    assert profile.defaults.channel == "DIRECT"
+    assert [c.code for c in profile.channels] == ["DIRECT", "PARTNER", "TOTAL"]
     assert [m.code for m in profile.metrics] == ["BOOKINGS"]
     assert profile.metrics[0].kind is MetricKind.AMOUNT
+    assert [c.name for c in profile.competitors] == ["Globex", "Umbrella Corp"]
 
 
 # (case, edit of VALID, key the message must name, words of the reason)
 MALFORMED = [
     (
         "missing home_entity",
-        lambda t: t.replace('home_entity = "INI_US"\n', ""),
+        lambda t: t.replace('home_entity = "INI_WORLD"\n', ""),
         "company.home_entity",
         "required",
     ),
     (
         "home_entity not an entity",
-        lambda t: t.replace('home_entity = "INI_US"', 'home_entity = "INI_XX"'),
+        lambda t: t.replace('home_entity = "INI_WORLD"', 'home_entity = "INI_XX"'),
         "company.home_entity",
         "'INI_XX' is not one of the entity codes",
     ),
     (
         "duplicate entity code",
-        lambda t: t.replace('code = "INI_EU"', 'code = "INI_US"'),
+        lambda t: t.replace('code = "INI_US"', 'code = "INI_WORLD"'),
         "entities.1.code",
-        "duplicate code 'INI_US'",
+        "duplicate code 'INI_WORLD'",
     ),
     (
         "duplicate metric code",
@@ -157,7 +129,7 @@ MALFORMED = [
     ),
     (
         "unknown key in a list item",
-        lambda t: t.replace('geography = "EU"', 'geography = "EU"\ncolour = "blue"'),
+        lambda t: t.replace('geography = "US"', 'geography = "US"\ncolour = "blue"'),
         "entities.1.colour",
         "Extra inputs are not permitted",
     ),
@@ -171,23 +143,23 @@ MALFORMED = [
         "alias shared by a metric and an entity",
         lambda t: t.replace('name_en = "Bookings"', 'name_en = "Bookings"\naliases = ["us"]'),
         "metrics.0.aliases.0",
-        "alias 'us' is already used by entities.0.aliases.0 (INI_US)",
+        "alias 'us' is already used by entities.1.aliases.0 (INI_US)",
     ),
     (
         "alias shared by two entities",
-        lambda t: t.replace('geography = "EU"', 'geography = "EU"\naliases = ["United  States"]'),
-        "entities.1.aliases.0",
-        "already used by entities.0.name_en (INI_US)",
+        lambda t: t.replace('"US", "America"', '"US", "America", "World  Wide"'),
+        "entities.1.aliases.2",
+        "already used by entities.0.name_en (INI_WORLD)",
     ),
     (
         "competitor alias equal to an entity alias",
-        lambda t: t + 'aliases = ["Europe"]\n',
+        lambda t: t.replace('name = "Globex"', 'name = "Globex"\naliases = ["Worldwide"]'),
         "competitors.0.aliases.0",
-        "alias 'Europe' is already used by entities.1.name_en (INI_EU)",
+        "alias 'Worldwide' is already used by entities.0.name_en (INI_WORLD)",
     ),
     (
         "default channel not a channel",
-        lambda t: t.replace("[[channels]]", '[defaults]\nchannel = "ONLINE"\n\n[[channels]]'),
+        lambda t: t.replace('channel = "DIRECT"', 'channel = "ONLINE"'),
         "defaults.channel",
         "'ONLINE' is not one of the channel codes",
     ),
@@ -199,8 +171,8 @@ MALFORMED = [
     ),
     (
         "empty alias",
-        lambda t: t.replace('aliases = ["US"]', 'aliases = ["  "]'),
-        "entities.0.aliases",
+        lambda t: t.replace('aliases = ["US", "America"]', 'aliases = ["  "]'),
+        "entities.1.aliases",
         "must not be empty",
     ),
     (
@@ -235,7 +207,7 @@ def test_bad_toml_syntax_names_file_line_and_reason(tmp_path: Path) -> None:
         load_profile(path)
     message = str(info.value)
     assert message.startswith(f"{path}: not valid TOML")
-    assert "line 5" in message
+    assert f"line {VALID.splitlines().index('[fiscal]') + 1}" in message
     assert "'[fiscal'" in message  # the offending line, which names the table
 
 
@@ -256,8 +228,9 @@ def test_profile_error_is_a_ragspine_error() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Nothing company-specific in code (DESIGN §6): no alias or name from the example profile may
-# appear in any source file, docstrings and comments included.
+# Nothing company-specific in code (docs/architecture.md, "Where to add … A metric alias"): no
+# alias or name from the example profile may appear in any source file, docstrings and comments
+# included.
 
 # Plain English words that are also example-profile aliases, with why they are allowed.
 GENERIC_WORDS = {

@@ -2,17 +2,17 @@ from __future__ import annotations
 
 import pytest
 
-from ragspine.profile.glossary import default_glossary
 from ragspine.profile.matching import AliasEntry, AliasMatcher, alias_key, mask
+from tests.profiles import acme_glossary
 
 
 def hits(text: str) -> list[tuple[str, str]]:
     """(code, matched text) of every profile term in ``text``, left to right."""
-    return [(h.code, h.text) for h in default_glossary().terms.finditer(text)]
+    return [(h.code, h.text) for h in acme_glossary().terms.finditer(text)]
 
 
 def competitor_hits(text: str) -> list[tuple[str, str]]:
-    return [(h.code, h.text) for h in default_glossary().competitors.finditer(text)]
+    return [(h.code, h.text) for h in acme_glossary().competitors.finditer(text)]
 
 
 @pytest.mark.parametrize("text", ["heroes", "HEROES", "ROEs", "picnic", "Picnic", "CNY", "hkd"])
@@ -78,7 +78,7 @@ def test_empty_matcher_finds_nothing() -> None:
 
 
 def test_lookup_is_exact_modulo_case_and_whitespace() -> None:
-    matcher = default_glossary().terms
+    matcher = acme_glossary().terms
     found = matcher.lookup(" Operating  Profit ")
     assert found is not None and found.code == "OPERATING_PROFIT"
     assert matcher.lookup("operating profit growth") is None

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.embedding import (
     DENSE_HINT,
     EmbeddingBackend,
@@ -24,6 +23,7 @@ from ragspine.retrieval.embedding import (
     simple_tokens,
 )
 from ragspine.retrieval.vectors import VectorIndex
+from ragspine.storage.chunks import Chunk
 
 TEXTS = ["Hong Kong revenue grew 12% in FY2024", "香港营业收入同比增长", ""]
 

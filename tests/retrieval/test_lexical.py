@@ -10,10 +10,10 @@ import pytest
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.lexical import META_FILE, LexicalIndex
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
+from ragspine.storage.chunks import Chunk
 
 K1, B = 1.2, 0.75
 

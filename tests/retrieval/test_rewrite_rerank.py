@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import json
 
-from ragspine.agent.llm_provider import ProviderResponse
 from ragspine.errors import ProviderError
-from ragspine.profile.glossary import default_glossary
+from ragspine.llm.protocol import ProviderResponse
 from ragspine.retrieval.protocol import Snippet
 from ragspine.retrieval.rerank import LLMListwiseReranker
 from ragspine.retrieval.rewrite import rewrite_query
+from tests.profiles import acme_glossary
 
 
 def test_chinese_question_gains_english_terms() -> None:
-    original, variant = rewrite_query("为什么香港收入增长", default_glossary())
+    original, variant = rewrite_query("为什么香港收入增长", acme_glossary())
     assert original == "为什么香港收入增长"
     for word in ("Hong Kong", "revenue", "growth", "why"):
         assert word in variant
 
 
 def test_english_question_gains_chinese_terms() -> None:
-    _, variant = rewrite_query("What is the regulatory impact on ACME HK?", default_glossary())
+    _, variant = rewrite_query("What is the regulatory impact on ACME HK?", acme_glossary())
     assert "香港" in variant and "监管" in variant and "影响" in variant
 
 
 def test_nothing_to_translate_leaves_one_variant() -> None:
-    assert rewrite_query("xyz", default_glossary()) == ["xyz"]
+    assert rewrite_query("xyz", acme_glossary()) == ["xyz"]
 
 
 class Judge:

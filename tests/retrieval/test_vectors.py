@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
+from usearch.index import Index
 
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.embedding import HashingEmbedder
 from ragspine.retrieval.vectors import META_FILE, Engine, VectorIndex, VectorIndexError
+from ragspine.storage.chunks import Chunk
 
 EMBEDDER = HashingEmbedder()
-ENGINES = [
-    "numpy",
-    pytest.param(
-        "usearch",
-        marks=pytest.mark.skipif(
-            importlib.util.find_spec("usearch") is None, reason="usearch is not installed"
-        ),
-    ),
-]
+# usearch is a core dependency: a broken or missing install must fail here, never skip.
+ENGINES = [engine.value for engine in Engine]
 TEXTS = {
     "hk": ["Hong Kong revenue grew 12%", "Hong Kong stores opened", "香港营业收入增长"],
     "sg": ["Singapore revenue fell", "Singapore headcount rose"],
@@ -61,8 +54,6 @@ def _labels_on_disk(path: Path) -> list[int]:
     if meta["engine"] == "numpy":
         with np.load(data) as arrays:
             return sorted(arrays["labels"].tolist())
-    from usearch.index import Index
-
     return sorted(int(key) for key in Index.restore(str(data)).keys)
 
 
@@ -93,8 +84,8 @@ def test_restricted_chunks_are_not_stored_by_default(engine: str, tmp_path: Path
 
 def test_restricted_chunks_are_stored_only_when_asked() -> None:
     index = VectorIndex.open(None, EMBEDDER.name, EMBEDDER.dimension)
-    assert _add(index, _chunks("secret", TEXTS["secret"], "RESTRICTED"), include_restricted=True)
-    assert index.chunk_ids() == {"secret#1"}
+    added = _add(index, _chunks("secret", TEXTS["secret"], "RESTRICTED"), include_restricted=True)
+    assert added == 1 and index.chunk_ids() == {"secret#1"}
 
 
 def test_restricted_text_never_reaches_the_embedder() -> None:
@@ -189,7 +180,6 @@ def _labels_for(index: VectorIndex) -> list[int]:
     return _labels_on_disk(index.path)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("usearch") is None, reason="usearch not installed")
 def test_an_exact_index_reopens_as_hnsw(tmp_path: Path) -> None:
     exact = _filled(tmp_path, "numpy")
     exact.save()

@@ -272,8 +272,7 @@ class FactStoreConformance:
         store.upsert_facts([make_fact(review_status="pending")])
         key = ("REVENUE", "ACME_HK", "FY", "2024", "TOTAL", DECK)
         assert store.set_review_status(*key, ReviewStatus.APPROVED) is True
-        stored = store.get_fact("REVENUE", "ACME_HK", "FY", "2024")
-        assert stored is not None and stored.review_status == ReviewStatus.APPROVED
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") == make_fact()
         assert store.set_review_status(*key, ReviewStatus.REJECTED) is True
         assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") is None
 
@@ -281,7 +280,7 @@ class FactStoreConformance:
         store.upsert_facts([make_fact()])
         missing = ("REVENUE", "ACME_HK", "FY", "2024", "TOTAL", WORKBOOK)
         assert store.set_review_status(*missing, ReviewStatus.REJECTED) is False
-        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") is not None
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") == make_fact()
 
     # --- listing and counting -----------------------------------------------------------------
 

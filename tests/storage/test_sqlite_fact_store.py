@@ -75,9 +75,26 @@ def test_facts_survive_reopening(db_path: Path) -> None:
 
 
 def test_a_second_connection_sees_committed_writes(store: FactStore, db_path: Path) -> None:
+    # Sensitivity and lineage set too, so the reader must see every column of the row.
+    fact = make_fact(
+        value=2850.0,
+        source_locator="slide=3,table=1,row=REVENUE,col=FY2024",
+        sensitivity="CONFIDENTIAL",
+        source_file_hash="sha256:0f1e",
+        extractor_version="pptx-2",
+        mapping_version="acme-3",
+    )
     with FactStore(db_path) as reader:
-        store.upsert_facts([make_fact()])
-        assert reader.get_fact("REVENUE", "ACME_HK", "FY", "2024") is not None
+        store.upsert_facts([fact])
+        seen = reader.get_fact("REVENUE", "ACME_HK", "FY", "2024")
+    assert seen == fact
+    assert (seen.value, seen.unit, seen.source_doc_id, seen.source_locator, seen.sensitivity) == (
+        2850.0,
+        "USD_M",
+        DECK,
+        "slide=3,table=1,row=REVENUE,col=FY2024",
+        "CONFIDENTIAL",
+    )
 
 
 def test_in_memory_database_works() -> None:

@@ -1,37 +1,25 @@
-"""Rule-based intent parsing: four slots, multi-value slots and a route — no LLM.
+"""The seeds' import path for intent parsing and the gateway: parser, slots, routes and modes.
 
-Order of work on a question: the security gate masks competitor names; period expressions are
-found and masked; metric, entity and channel aliases are matched longest first and masked; cue
-words decide the route; whatever looks like a company or region the profile does not know is
-kept in ``unknown_entities`` so the clarification gateway can ask instead of answering for the
-home entity.
+The parser lives in ``agent.parse``, the gateway in ``agent.clarify`` and the types in
+``agent.types``; this module only gathers the names the seeds import from here.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from datetime import date
-from typing import Protocol
-
-import rjieba
-
-from ragspine.agent import cues
 from ragspine.agent.clarify import (
     CLARIFY_ANSWER_WITH_ASSUMPTIONS,
     CLARIFY_ASK_FIRST,
     CLARIFY_NONE,
     CLARIFY_OUT_OF_SCOPE_ENTITY,
-    ClarificationResult,
     clarify_scope,
 )
-from ragspine.agent.gazetteer import place_matcher
-from ragspine.agent.security_gate import SecurityGate
-from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
-from ragspine.profile.loader import load_profile
-from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, detect_language, mask
-from ragspine.profile.model import DomainProfile
-from ragspine.profile.periods import Period, find_periods
+from ragspine.agent.parse import RuleIntentParser, parse_intent
+from ragspine.agent.types import ClarificationResult, IntentParser, ParsedIntent, Route
+from ragspine.profile.matching import detect_language
+
+ROUTE_STRUCTURED = Route.STRUCTURED
+ROUTE_NARRATIVE = Route.NARRATIVE
+ROUTE_COMPOSITE = Route.COMPOSITE
 
 __all__ = [
     "CLARIFY_ANSWER_WITH_ASSUMPTIONS",
@@ -49,193 +37,3 @@ __all__ = [
     "detect_language",
     "parse_intent",
 ]
-
-ROUTE_STRUCTURED = "structured"
-ROUTE_NARRATIVE = "narrative"
-ROUTE_COMPOSITE = "composite"
-
-
-@dataclass(frozen=True)
-class ParsedIntent:
-    raw_question: str
-    route: str
-    metric: str | None = None
-    entity: str | None = None
-    period: Period | None = None
-    channel: str | None = None
-    metrics: tuple[str, ...] = ()
-    entities: tuple[str, ...] = ()
-    periods: tuple[Period, ...] = ()
-    external_entity: str | None = None
-    unknown_entities: tuple[str, ...] = ()
-    growth: bool = False
-    language: str = "zh"
-    extra: dict[str, str] = field(default_factory=dict)
-
-
-class IntentParser(Protocol):
-    """Turns a question into a ParsedIntent. Implementations must fill ``raw_question``."""
-
-    def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent: ...
-
-
-class RuleIntentParser:
-    def __init__(self, profile: DomainProfile | None = None) -> None:
-        self.profile = profile or load_profile()
-
-    def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent:
-        return parse_intent(question, reference_date, profile=self.profile)
-
-
-@dataclass(frozen=True)
-class _Lexicon:
-    glossary: Glossary
-    gate: SecurityGate
-    places: AliasMatcher
-
-
-_LEXICONS: dict[int, _Lexicon] = {}
-
-
-def _lexicon(profile: DomainProfile) -> _Lexicon:
-    lex = _LEXICONS.get(id(profile))
-    if lex is None or lex.glossary.profile is not profile:
-        glossary = glossary_for(profile)
-        known = {alias_key(entry.alias) for entry in glossary.terms.entries()}
-        lex = _LEXICONS[id(profile)] = _Lexicon(
-            glossary, SecurityGate(profile), place_matcher(known)
-        )
-    return lex
-
-
-def parse_intent(
-    question: str, reference_date: date | None = None, *, profile: DomainProfile | None = None
-) -> ParsedIntent:
-    lex = _lexicon(profile or load_profile())
-    screen = lex.gate.detect(question)
-    # "较上年" / "vs last year" names the base of a change, not a period to look up.
-    bases = [m.span() for m in cues.GROWTH_BASE.finditer(screen.masked_text)]
-    text = mask(screen.masked_text, bases)
-    period_hits = find_periods(text, reference_date or date.today(), lex.glossary.calendar)
-    text = mask(text, ((p.start, p.end) for p in period_hits))
-    terms = lex.glossary.match_terms(text)
-    term_hits = terms.hits
-    # An alias glued to a suffix (alias + "率") names a metric we do not know: keep it out of
-    # both the slots and the unknown-entity scan, and let the gateway ask which metric.
-    other_metrics = terms.other_metrics
-    residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
-
-    metrics = _codes(term_hits, METRIC)
-    entities = _codes(term_hits, ENTITY)
-    channels = _codes(term_hits, CHANNEL)
-    periods = tuple(dict.fromkeys(p.period for p in period_hits))
-
-    cue_hits = {kind: _spans(matcher, residual) for kind, matcher in _CUES.items()}
-    narrative = bool(cue_hits["narrative"])
-    numeric = bool(other_metrics) or bool(cue_hits["numeric"])
-    if metrics:
-        route = ROUTE_COMPOSITE if narrative else ROUTE_STRUCTURED
-    else:
-        route = ROUTE_NARRATIVE if narrative or not numeric else ROUTE_STRUCTURED
-
-    slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
-    marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
-    return ParsedIntent(
-        raw_question=question,
-        route=route,
-        metric=metrics[0] if metrics else None,
-        entity=entities[0] if entities else None,
-        period=periods[0] if periods else None,
-        channel=channels[0] if channels else None,
-        metrics=metrics,
-        entities=entities,
-        periods=periods,
-        external_entity=screen.hits[0] if screen.hit else None,
-        unknown_entities=_unknown_entities(
-            marked, lex.places, [span for spans in cue_hits.values() for span in spans]
-        ),
-        growth=bool(metrics) and bool(bases or cue_hits["growth"]),
-        language=detect_language(question),
-    )
-
-
-def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))
-
-
-_CUES = {"narrative": cues.NARRATIVE, "numeric": cues.NUMERIC, "growth": cues.GROWTH}
-
-
-def _spans(matcher: AliasMatcher, text: str) -> list[tuple[int, int]]:
-    return [(h.start, h.end) for h in matcher.finditer(text)]
-
-
-_ASCII_TOKEN = re.compile(r"[A-Za-z][A-Za-z&\-]*(?:'s|’s)?")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-
-
-_SLOT = "\x00"
-
-
-def _unknown_entities(
-    residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]]
-) -> tuple[str, ...]:
-    """Company- or region-like words the profile does not know, found next to a slot.
-
-    "新加坡" + period + metric, "友邦的" + metric, "AIA" + metric, metric + " of Singapore":
-    the leftover word sits right before or after a metric, entity or period. Filler words are
-    blanked first so they neither count as candidates nor separate a candidate from its slot;
-    slots themselves are filled with a marker character so adjacency can see them.
-    """
-    place_hits = list(places.finditer(residual))
-    found = [h.text for h in place_hits]
-    residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
-    residual = cues.FILLER.sub(_blank, residual)
-    residual = _ASCII_TOKEN.sub(
-        lambda m: _blank(m) if _bare(m.group()).casefold() in cues.STOPWORDS_EN else m.group(),
-        residual,
-    )
-    for match in _CJK_RUN.finditer(residual):
-        if _next_to_slot(residual, match.start(), match.end()) and _nameish(match.group()):
-            found.append(match.group())
-    for match in _ASCII_TOKEN.finditer(residual):
-        word = _bare(match.group())
-        if not word[0].isupper():
-            continue
-        if _next_to_slot(residual, match.start(), match.end()):
-            found.append(word)
-    return tuple(dict.fromkeys(found))
-
-
-# Part-of-speech tags (jieba's) that can name a company or a place: nouns, place words,
-# proper nouns, and words the dictionary does not know at all.
-_NAME_TAGS = ("n", "s", "x", "eng", "j")
-
-
-def _nameish(run: str) -> bool:
-    """A leftover CJK run can be a company or region only if some word in it is noun-like.
-
-    Verbs ("扭亏", "提升"), conjunctions ("既然"), pronouns ("其他") and the like are ordinary
-    words next to a slot, not an entity the profile lacks.
-    """
-    return any(tag.startswith(_NAME_TAGS) for _, tag in rjieba.tag(run))
-
-
-def _blank(match: re.Match[str]) -> str:
-    return " " * len(match.group())
-
-
-def _bare(word: str) -> str:
-    return re.sub(r"(?:'s|’s)$", "", word)
-
-
-def _next_to_slot(text: str, start: int, end: int) -> bool:
-    after = end
-    while after < len(text) and text[after].isspace():
-        after += 1
-    before = start
-    while before > 0 and text[before - 1].isspace():
-        before -= 1
-    return (after < len(text) and text[after] == _SLOT) or (
-        before > 0 and text[before - 1] == _SLOT
-    )

@@ -9,11 +9,17 @@ dropped. Sources the model failed to name are appended.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
-from ragspine.agent.intent import ParsedIntent
-from ragspine.agent.llm_provider import LLMProvider
+from ragspine.agent.types import (
+    AnswerKind,
+    Citation,
+    NarrativeSection,
+    ParsedIntent,
+    Source,
+    SourceKind,
+)
 from ragspine.errors import ProviderError
+from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import RequestTrace
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
@@ -29,13 +35,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Sentence ends: CJK or ASCII terminators, or a "." followed by whitespace (not "55.4").
 _SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
 _CITATION = re.compile(r"\[(\d+)\]")
-
-
-@dataclass
-class NarrativeOutcome:
-    text: str
-    sources: list[dict[str, str]] = field(default_factory=list)
-    kind: str = "narrative"
+_LEADING_CITATIONS = re.compile(r"^(\s*(?:\[\d+\]\s*)+)")
 
 
 _NO_RETRIEVER = {
@@ -62,9 +62,9 @@ def run_narrative(
     clearance: Sensitivity,
     language: str,
     trace: RequestTrace,
-) -> NarrativeOutcome:
+) -> NarrativeSection:
     if retriever is None:
-        return NarrativeOutcome(_NO_RETRIEVER[language], kind="no_context")
+        return _message(_NO_RETRIEVER[language], AnswerKind.NO_CONTEXT)
     snippets = [
         s
         for s in retriever.retrieve(question, top_k=TOP_K, filters=filters, clearance=clearance)
@@ -72,7 +72,7 @@ def run_narrative(
     ]
     trace.chunk_ids.extend(s.chunk_id for s in snippets)
     if not snippets:
-        return NarrativeOutcome(_NOTHING_FOUND[language], kind="no_context")
+        return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
     prompt = build_prompt(question, snippets, clearance)
     try:
         trace.llm_calls += 1
@@ -83,13 +83,18 @@ def run_narrative(
         )
     except ProviderError:
         trace.provider_error = True
-        return NarrativeOutcome(_UNAVAILABLE[language], kind="degraded")
+        return _message(_UNAVAILABLE[language], AnswerKind.DEGRADED)
     text, stripped = ground_numbers(reply.text, snippets)
     trace.numbers_stripped += stripped
-    text, used, appended = force_citations(text, snippets, language)
+    body = text.strip() or _NUMBERS_REMOVED[language]
+    text, citations, appended = force_citations(text, snippets, language)
     trace.citations_appended += appended
-    sources = [{"doc": s.doc, "locator": s.locator} for s in used]
-    return NarrativeOutcome(text, sources)
+    return NarrativeSection(text, citations, body=body)
+
+
+def _message(text: str, kind: AnswerKind) -> NarrativeSection:
+    """A narrative section that is only our own fixed message: nothing retrieved or cited."""
+    return NarrativeSection(text, kind=kind, body=text)
 
 
 def filters_for(intent: ParsedIntent) -> RetrievalFilters:
@@ -110,17 +115,45 @@ def build_prompt(question: str, snippets: list[Snippet], clearance: Sensitivity)
 
 
 def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
-    """Drop every sentence holding a number that no snippet contains; count the drops."""
-    allowed = {_canonical(n) for s in snippets for n in _NUMBER.findall(s.text)}
+    """Drop every sentence holding a number its cited snippets do not contain; count the drops.
+
+    A sentence that cites ``[n]`` is held to those snippets (a marker past the last snippet
+    cites nothing); a sentence citing none may use any snippet shown.
+    """
+    numbers_in = {n: _numbers(s.text) for n, s in enumerate(snippets, start=1)}
+    everything = set().union(*numbers_in.values())
     kept: list[str] = []
     dropped = 0
-    for sentence in _SENTENCE_END.split(text):
-        numbers = [_canonical(n) for n in _NUMBER.findall(_CITATION.sub("", sentence))]
-        if all(n in allowed for n in numbers):
+    for sentence in cited_sentences(text):
+        cited = [int(n) for n in _CITATION.findall(sentence)]
+        allowed = set().union(*(numbers_in.get(n, set()) for n in cited)) if cited else everything
+        if _numbers(_CITATION.sub("", sentence)) <= allowed:
             kept.append(sentence)
         else:
             dropped += 1
     return "".join(kept).strip(), dropped
+
+
+def cited_sentences(text: str) -> list[str]:
+    """``text`` cut into sentences, each keeping the ``[n]`` markers written after its end.
+
+    Lossless: joined back they give ``text``. Whitespace between sentences stays with the
+    sentence before it.
+    """
+    sentences: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        lead = _LEADING_CITATIONS.match(piece)
+        if sentences and (lead or not piece.strip()):
+            cut = lead.end() if lead else len(piece)
+            sentences[-1] += piece[:cut]
+            piece = piece[cut:]
+        if piece:
+            sentences.append(piece)
+    return sentences
+
+
+def _numbers(text: str) -> set[str]:
+    return {_canonical(n) for n in _NUMBER.findall(text)}
 
 
 def _canonical(number: str) -> str:
@@ -129,8 +162,8 @@ def _canonical(number: str) -> str:
 
 def force_citations(
     text: str, snippets: list[Snippet], language: str = "en"
-) -> tuple[str, list[Snippet], int]:
-    """Name every source the answer used, with its locator; return the text and those sources.
+) -> tuple[str, tuple[Citation, ...], int]:
+    """Name every source the answer used, with its locator; return the text and its citations.
 
     Used sources are the snippets the text cites as ``[n]``; when it cites none we cannot
     tell, so all snippets count as used. A footer maps each used ``[n]`` to its document and
@@ -138,12 +171,18 @@ def force_citations(
     """
     cited = sorted({int(n) for n in _CITATION.findall(text) if 1 <= int(n) <= len(snippets)})
     numbers = cited or list(range(1, len(snippets) + 1))
-    used = [snippets[n - 1] for n in numbers]
-    unnamed = sum(1 for s in used if s.doc not in text)
+    citations = tuple(Citation(n, _source(snippets[n - 1]), snippets[n - 1].text) for n in numbers)
+    unnamed = sum(1 for c in citations if c.source.doc not in text)
     heading = _SOURCES_HEADING[language]
-    footer = "\n".join(f"[{n}] {snippets[n - 1].doc} · {snippets[n - 1].locator}" for n in numbers)
+    footer = "\n".join(f"[{c.number}] {c.source.doc} · {c.source.locator}" for c in citations)
     body = text.strip() or _NUMBERS_REMOVED[language]
-    return f"{body}\n{heading}\n{footer}", used, unnamed
+    return f"{body}\n{heading}\n{footer}", citations, unnamed
+
+
+def _source(snippet: Snippet) -> Source:
+    return Source(
+        snippet.doc, snippet.locator, Sensitivity.parse(snippet.sensitivity), SourceKind.PASSAGE
+    )
 
 
 _SOURCES_HEADING = {"zh": "来源：", "en": "Sources:"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ragspine.agent.messages import Messages
-from ragspine.agent.query_tools import STATUS_FOUND, STATUS_NOT_FOUND, ToolResult
+from ragspine.agent.types import FactNotFound, FoundFact, Slots, ToolResult, UnrecognizedParam
 
 
 def format_number(value: float, *, signed: bool = False) -> str:
@@ -22,39 +22,30 @@ def format_number(value: float, *, signed: bool = False) -> str:
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
-def subject(result: ToolResult, default_channel: str, language: str) -> str:
-    period = str(result.get("period_label") or result.get("period"))
-    head = f"{result['entity']} {period} {result['metric_code']}"
-    channel = str(result.get("channel"))
-    if channel and channel != default_channel:
-        head += f"（{channel}）" if language == "zh" else f" ({channel})"
+def subject(slots: Slots, default_channel: str, language: str) -> str:
+    """``ENTITY PERIOD METRIC``, plus the channel when it is not the default one."""
+    head = f"{slots.entity} {slots.period.label} {slots.metric}"
+    if slots.channel and slots.channel != default_channel:
+        head += f"（{slots.channel}）" if language == "zh" else f" ({slots.channel})"
     return head
 
 
 def render_result(result: ToolResult, msgs: Messages, default_channel: str, language: str) -> str:
     """One answer line for one tool result; the value text comes from the fact itself."""
-    if result["status"] == STATUS_FOUND:
-        source = result["source"]
-        assert isinstance(source, dict)
-        value = result["value"]
-        assert isinstance(value, int | float)
+    if isinstance(result, FoundFact):
         return msgs.found(
-            subject(result, default_channel, language),
-            format_number(float(value)),
-            str(result["unit"]),
-            str(source["doc"]),
-            str(source["locator"]),
+            subject(result.slots, default_channel, language),
+            format_number(result.value),
+            result.unit,
+            result.source.doc,
+            result.source.locator,
         )
-    if result["status"] == STATUS_NOT_FOUND:
-        normalized = result["normalized"]
-        assert isinstance(normalized, dict)
-        return msgs.not_found(
-            str(normalized["metric_code"]),
-            str(normalized["entity"]),
-            str(normalized.get("period_label") or normalized["period"]),
-            str(normalized["channel"]),
-        )
-    return msgs.unrecognized(str(result.get("param")), str(result.get("raw")))
+    if isinstance(result, FactNotFound):
+        slots = result.slots
+        return msgs.not_found(slots.metric, slots.entity, slots.period.label, slots.channel)
+    if isinstance(result, UnrecognizedParam):
+        return msgs.unrecognized(result.param, result.raw)
+    return msgs.unrecognized("tool", result.message)
 
 
 def percent_change(later: float, earlier: float) -> str | None:

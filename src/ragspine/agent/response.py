@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ragspine.agent.agent import AgentResult
+from ragspine.agent.types import AgentResult
 
 
 class SourceRef(BaseModel):
@@ -47,7 +47,7 @@ def to_response(result: AgentResult) -> AskResponse:
             assumed_slots=dict(clar.assumed_slots),
             narrowing_options=list(clar.narrowing_options),
         ),
-        sources=[SourceRef(**s) for s in result.sources],
+        sources=[SourceRef(**s.to_dict()) for s in result.sources],
         request_id=result.request_id,
-        tool_results=list(result.tool_results),
+        tool_results=[r.to_dict() for r in result.tool_results],
     )

@@ -9,15 +9,24 @@ home entity's alias) can leak into a home-entity match afterwards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
+from ragspine.agent.types import ClarifyMode
 from ragspine.profile.glossary import Glossary, glossary_for
-from ragspine.profile.loader import load_profile
 from ragspine.profile.matching import mask
 from ragspine.profile.model import DomainProfile
 
-SECURITY_ALLOW = "allow"
-# Deliberately equal to CLARIFY_OUT_OF_SCOPE_ENTITY so both layers speak one code.
-SECURITY_REFUSE_OUT_OF_SCOPE = "out_of_scope_entity"
+
+class SecurityDecision(StrEnum):
+    """Allow, or refuse as out of scope; the refusal deliberately equals the clarification
+    mode's value so both layers speak one code."""
+
+    ALLOW = "allow"
+    REFUSE_OUT_OF_SCOPE = ClarifyMode.OUT_OF_SCOPE_ENTITY.value
+
+
+SECURITY_ALLOW = SecurityDecision.ALLOW
+SECURITY_REFUSE_OUT_OF_SCOPE = SecurityDecision.REFUSE_OUT_OF_SCOPE
 
 
 @dataclass(frozen=True)
@@ -34,14 +43,14 @@ class SecurityScreen:
 
 @dataclass(frozen=True)
 class SecurityVerdict:
-    decision: str
+    decision: SecurityDecision
     entity: str | None = None
     narrowing_options: tuple[str, ...] = field(default_factory=tuple)
 
 
 class SecurityGate:
-    def __init__(self, profile: DomainProfile | None = None) -> None:
-        self._profile = profile or load_profile()
+    def __init__(self, profile: DomainProfile) -> None:
+        self._profile = profile
         self._glossary: Glossary = glossary_for(self._profile)
 
     @property

@@ -40,19 +40,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragspine.demo import corpus_content as content
-from ragspine.demo.corpus_model import (
+from ragspine.demo.corpus_model import USD_M, Codes, Row, TableSpec, Val
+from ragspine.demo.corpus_truth import (
     GROUND_TRUTH_NAME,
-    USD_M,
-    Codes,
     DocSpec,
     DocumentTruth,
     FactTruth,
     GroundTruth,
     ReviewTruth,
-    Row,
-    TableSpec,
     TrickyCase,
-    Val,
     compute_ground_truth,
     load_ground_truth,
 )

@@ -23,10 +23,10 @@ from ragspine.demo.corpus_model import (
     Row,
     Skip,
     TableSpec,
-    TrickyCase,
     Unit,
     Val,
 )
+from ragspine.demo.corpus_truth import TrickyCase
 from ragspine.demo.corpus_writers import (
     DeckSpec,
     FlowSpec,

@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import date
 
-from ragspine.agent.agent import AgentResult
+from ragspine.agent.types import AgentResult
 from ragspine.demo.fixtures import load_quickstart_facts
 from ragspine.facade import RAGSpine
 from ragspine.workspace import Workspace

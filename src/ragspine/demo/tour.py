@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ragspine.agent.agent import AgentResult
+from ragspine.agent.types import AgentResult
 from ragspine.demo.corpus import generate_corpus
 from ragspine.facade import RAGSpine
 from ragspine.ingestion.pipeline import FileResult, IngestReport, discover, ingest

@@ -17,7 +17,6 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 from statistics import fmean
@@ -27,6 +26,7 @@ from rich.table import Table
 
 from ragspine.agent.intent import parse_intent
 from ragspine.agent.narrative import filters_for
+from ragspine.enums import ParseableEnum
 from ragspine.errors import UsageError
 from ragspine.eval.jsonl import read_records
 from ragspine.eval.metrics import is_match, ndcg_at_k, recall_at_k, reciprocal_rank
@@ -40,7 +40,7 @@ EVAL_REFERENCE_DATE = date(2026, 11, 26)
 EVAL_SET_NAME = "retrieval_eval.jsonl"
 
 
-class Category(StrEnum):
+class Category(ParseableEnum, label="category"):
     """What a query tests; the file's ``category`` field holds the value."""
 
     LEXICAL = "lexical"
@@ -49,15 +49,6 @@ class Category(StrEnum):
     EN_TO_ZH = "en_to_zh"
     ENTITY = "entity"
     PERIOD = "period"
-
-    @classmethod
-    def parse(cls, raw: str) -> Category:
-        """The category named ``raw``; a ValueError lists the valid options."""
-        try:
-            return cls(raw)
-        except ValueError:
-            valid = ", ".join(c.value for c in cls)
-            raise ValueError(f"unknown category {raw!r}; valid options: {valid}") from None
 
 
 # Minimum mean recall@k per category, from the issue's acceptance (dense channel off).
@@ -253,11 +244,11 @@ def run_retrieval_eval(
     *,
     k: int = DEFAULT_K,
     reference_date: date = EVAL_REFERENCE_DATE,
-    profile: DomainProfile | None = None,
+    profile: DomainProfile,
 ) -> RetrievalReport:
     """Ask ``retriever`` every query as the agent would and score the top ``k`` hits.
 
-    ``profile`` is the one the question parser uses (the workspace's; default: the example).
+    ``profile`` is the one the question parser uses (the workspace's).
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
@@ -277,7 +268,7 @@ def _score(
     query: EvalQuery,
     k: int,
     reference_date: date,
-    profile: DomainProfile | None,
+    profile: DomainProfile,
 ) -> QueryResult:
     filters = filters_for(parse_intent(query.query, reference_date, profile=profile))
     hits = tuple(

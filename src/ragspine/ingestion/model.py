@@ -2,8 +2,8 @@
 positions, and problems worth a reviewer's look. Readers know file formats; nothing after them
 does.
 
-Locator conventions (DESIGN §2.2) — a reader sets each table's ``locator_prefix`` and
-``locator_style``; the table mapper completes a cell's locator from them:
+Locator conventions (lineage: docs/architecture.md, invariant 2) — a reader sets each table's
+``locator_prefix`` and ``locator_style``; the table mapper completes a cell's locator from them:
 
 =========  ==================  =================================================
 style      prefix example      completed cell locator

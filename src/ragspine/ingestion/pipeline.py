@@ -32,7 +32,8 @@ from ragspine.profile.matching import detect_language, mask
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import find_periods
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.chunking import Chunk, chunk_blocks
+from ragspine.retrieval.chunking import chunk_blocks
+from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
 from ragspine.storage.facts import Fact
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore

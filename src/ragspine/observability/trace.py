@@ -1,8 +1,9 @@
 """Privacy-aware request traces: one structured event per request, codes and counts only.
 
 An event never holds the question, the answer, a fact value or chunk text — only the route,
-controlled codes, counts, timings and guard flags (DESIGN §2.5). ``TRACE_FIELDS`` is the exact
-schema; a test pins it so a new field is a deliberate, reviewed change.
+controlled codes, counts, timings and guard flags (docs/architecture.md, invariant 5).
+``TRACE_FIELDS`` is the exact schema; a test pins it so a new field is a deliberate, reviewed
+change.
 """
 
 from __future__ import annotations

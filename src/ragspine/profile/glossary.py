@@ -1,7 +1,7 @@
 """The glossary: map raw terms to controlled codes, or to None — never to a guess.
 
-A ``Glossary`` is built once per profile (``glossary_for`` caches it) and owns the compiled
-matchers the intent parser and the query tool share, so both agree on what a term means.
+A ``Glossary`` is compiled once per profile object (``glossary_for`` keeps it on the profile) and
+owns the matchers the intent parser and the query tool share, so both agree on what a term means.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from ragspine.profile.loader import load_profile
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
@@ -123,34 +122,6 @@ def _term_entries(profile: DomainProfile) -> list[AliasEntry]:
     return entries
 
 
-_CACHE: dict[int, Glossary] = {}
-
-
 def glossary_for(profile: DomainProfile) -> Glossary:
-    """The glossary of ``profile``, built once. Keyed by identity: hashing a profile is slow."""
-    glossary = _CACHE.get(id(profile))
-    if glossary is None or glossary.profile is not profile:
-        glossary = _CACHE[id(profile)] = build_glossary(profile)
-    return glossary
-
-
-def default_glossary() -> Glossary:
-    return glossary_for(load_profile())
-
-
-def normalize_metric(raw: str | None, profile: DomainProfile | None = None) -> str | None:
-    return glossary_for(profile or load_profile()).normalize_metric(raw)
-
-
-def normalize_entity(raw: str | None, profile: DomainProfile | None = None) -> str | None:
-    return glossary_for(profile or load_profile()).normalize_entity(raw)
-
-
-def normalize_channel(raw: str | None, profile: DomainProfile | None = None) -> str | None:
-    return glossary_for(profile or load_profile()).normalize_channel(raw)
-
-
-def normalize_period_code(
-    raw: str | None, reference_date: date | None = None, profile: DomainProfile | None = None
-) -> Period | None:
-    return glossary_for(profile or load_profile()).normalize_period(raw, reference_date)
+    """The glossary of ``profile``, compiled on first use and kept with the profile."""
+    return profile.compiled("glossary", build_glossary)

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from enum import StrEnum
+from typing import Any, Self, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
 
 from ragspine.profile.matching import alias_key
 from ragspine.profile.sensitivity import Sensitivity
+
+_Built = TypeVar("_Built")
 
 
 class MetricKind(StrEnum):
@@ -128,6 +139,10 @@ class DomainProfile(_Frozen):
     channels: tuple[ChannelDef, ...] = Field(min_length=1)
     competitors: tuple[CompetitorDef, ...] = ()
     sensitivity: SensitivitySection = SensitivitySection()
+    # Matchers compiled from this profile (glossary, parser lexicon), built on first use and
+    # kept with the profile they describe, so a second profile can never be served the first
+    # one's matchers and nothing is compiled at import time.
+    _compiled: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _cross_checks(self) -> DomainProfile:
@@ -147,6 +162,27 @@ class DomainProfile(_Frozen):
             )
         _check_alias_clashes(self)
         return self
+
+    def __eq__(self, other: object) -> bool:
+        # Equal by content: matchers compiled from a profile are not part of what it says.
+        if not isinstance(other, DomainProfile):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.__dict__.values()))
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (possibly with other content) compiles its own matchers, never the original's."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy._compiled = {}
+        return copy
+
+    def compiled(self, name: str, build: Callable[[DomainProfile], _Built]) -> _Built:
+        """``build(self)``, computed once per profile object and remembered under ``name``."""
+        if name not in self._compiled:
+            self._compiled[name] = build(self)
+        return cast(_Built, self._compiled[name])
 
     def entity(self, code: str) -> EntityDef | None:
         return next((e for e in self.entities if e.code == code), None)

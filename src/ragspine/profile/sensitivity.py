@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from ragspine.enums import ParseableEnum
 
 
-class Sensitivity(StrEnum):
+class Sensitivity(ParseableEnum, label="sensitivity"):
     PUBLIC = "PUBLIC"
     INTERNAL = "INTERNAL"
     CONFIDENTIAL = "CONFIDENTIAL"
@@ -18,16 +18,6 @@ class Sensitivity(StrEnum):
     def allows(self, level: Sensitivity) -> bool:
         """True when a caller cleared for ``self`` may see material marked ``level``."""
         return level.rank <= self.rank
-
-    @classmethod
-    def parse(cls, raw: str | Sensitivity) -> Sensitivity:
-        if isinstance(raw, Sensitivity):
-            return raw
-        try:
-            return cls(raw.strip().upper())
-        except ValueError:
-            valid = ", ".join(level.value for level in cls)
-            raise ValueError(f"unknown sensitivity {raw!r}; valid options: {valid}") from None
 
     def visible_levels(self) -> tuple[str, ...]:
         """The stored level names a caller with this clearance may read."""
@@ -42,5 +32,5 @@ _RANK = {
 }
 
 # A caller that does not state a clearance sees everything except RESTRICTED material:
-# RESTRICTED always needs an explicit grant (DESIGN §2.4).
+# RESTRICTED always needs an explicit grant (docs/architecture.md, invariant 4).
 DEFAULT_CLEARANCE = Sensitivity.CONFIDENTIAL

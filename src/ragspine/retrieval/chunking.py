@@ -12,32 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
+# Re-exported for importers outside this change (tests/eval); new code imports storage.chunks.
+from ragspine.storage.chunks import Chunk as Chunk
 from ragspine.storage.documents import TextBlockRow
 
 CHUNK_CHARS = 600
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)(?=\s)")
 _PARA = re.compile(r"^(?P<head>.*),para=(?P<first>\d+)(?:-(?P<last>\d+))?$")
-
-
-@dataclass(frozen=True)
-class Chunk:
-    chunk_id: str
-    doc_id: str
-    locator: str
-    title: str
-    text: str
-    entities: tuple[str, ...]
-    periods: tuple[str, ...]
-    language: str
-    sensitivity: str
-    version: str = ""
-
-    @property
-    def indexed_text(self) -> str:
-        """What lexical and dense retrieval see: the title gives short chunks their topic."""
-        return f"{self.title}\n{self.text}" if self.title else self.text
 
 
 def chunk_blocks(

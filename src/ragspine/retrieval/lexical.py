@@ -38,9 +38,9 @@ import tantivy
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
+from ragspine.storage.chunks import Chunk
 
 META_FILE = "ragspine-lexical.json"
 FORMAT_VERSION = 1
@@ -216,8 +216,14 @@ class LexicalIndex:
         if not terms or top_k <= 0:
             return []
         searcher = self._index.searcher()
-        hits = searcher.search(self._query(terms, filters, clearance), top_k, count=False).hits
-        return [(searcher.doc(address)[_CHUNK_ID][0].decode(), score) for score, address in hits]
+        # Tied scores come back in segment order, and segments depend on how writer threads
+        # split the work: fetch past the cut and break ties by chunk id, so the same index
+        # content always ranks the same way.
+        found = searcher.search(self._query(terms, filters, clearance), 2 * top_k, count=False)
+        hits = [
+            (searcher.doc(address)[_CHUNK_ID][0].decode(), score) for score, address in found.hits
+        ]
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:top_k]
 
     def _query(
         self, terms: list[str], filters: RetrievalFilters | None, clearance: Sensitivity

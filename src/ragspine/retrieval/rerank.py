@@ -7,15 +7,12 @@ fused positions and only the other candidates are reordered around them.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from ragspine.errors import ProviderError
+from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import Snippet
-
-if TYPE_CHECKING:
-    # Only the Protocol: retrieval sits below the agent and never imports it at run time.
-    from ragspine.agent.llm_provider import LLMProvider
 
 RERANK_SYSTEM_PROMPT = (
     "Rank the numbered passages by how well they answer the question. Reply with the passage "

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.embedding import EmbeddingBackend, load_backend
 from ragspine.retrieval.fusion import rrf_fuse
 from ragspine.retrieval.lexical import LexicalIndex
@@ -19,6 +18,7 @@ from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.retrieval.rerank import Reranker
 from ragspine.retrieval.rewrite import rewrite_query
 from ragspine.retrieval.vectors import VectorIndex
+from ragspine.storage.chunks import Chunk
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import Workspace
 
@@ -175,7 +175,8 @@ def sync_vectors(
         return
     vectors.delete_documents(removed)
     for doc_id in sorted(added):
-        # RESTRICTED text is neither embedded nor persisted as a vector (DESIGN §2.4).
+        # RESTRICTED text is neither embedded nor persisted as a vector (docs/architecture.md,
+        # invariant 4).
         chunks = [
             c
             for c in store.list_chunks(doc_id)

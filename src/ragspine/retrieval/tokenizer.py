@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from enum import StrEnum
+
+from ragspine.enums import ParseableEnum
 
 _CJK = (
     "\u3040-\u30ff"  # hiragana, katakana
@@ -39,22 +40,12 @@ _EVEN_BIGRAMS = re.compile(rf"[{_CJK}]{{2}}|(?<![{_CJK}])[{_CJK}](?![{_CJK}])")
 _ODD_BIGRAMS = re.compile(rf"(?<=[{_CJK}])[{_CJK}]{{2}}")
 
 
-class TokenizerMode(StrEnum):
+class TokenizerMode(ParseableEnum, label="tokenizer mode"):
     """How CJK runs become tokens (Latin words are the same in every mode)."""
 
     BIGRAM = "bigram"
     JIEBA = "jieba"
     BOTH = "both"
-
-    @classmethod
-    def parse(cls, raw: str | TokenizerMode) -> TokenizerMode:
-        if isinstance(raw, TokenizerMode):
-            return raw
-        try:
-            return cls(raw.strip().lower())
-        except ValueError:
-            valid = ", ".join(mode.value for mode in cls)
-            raise ValueError(f"unknown tokenizer mode {raw!r}; valid options: {valid}") from None
 
 
 def tokenize(text: str, mode: TokenizerMode = TokenizerMode.BIGRAM) -> list[str]:

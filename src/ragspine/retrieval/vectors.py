@@ -3,8 +3,9 @@
 Vectors are keyed by integer labels (what an HNSW index keys by); a side map ties each label to
 its chunk and each document to its labels, so re-indexing a document replaces exactly its
 vectors. RESTRICTED chunks are skipped unless the caller opts in: a vector is a copy of the
-text's meaning on disk (DESIGN §2.4). Search is approximate (usearch HNSW, about 0.6 ms for the
-top 10 of 100k × 384 here, recall 0.96) when usearch is installed, exact numpy otherwise.
+text's meaning on disk (docs/architecture.md, invariant 4). Search is approximate (usearch
+HNSW, about 0.6 ms for the top 10 of 100k × 384 here, recall 0.96) when usearch is installed,
+exact numpy otherwise.
 
 On disk a directory holds ``vectors.json`` (backend, dimension, label maps, document versions)
 and one data file it names. ``save`` writes a new data file, then replaces the JSON in one
@@ -19,17 +20,17 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ragspine.enums import ParseableEnum
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.chunking import Chunk
 from ragspine.retrieval.embedding import EmbeddingBackend, l2_normalised
+from ragspine.storage.chunks import Chunk
 
 META_FILE = "vectors.json"
 FORMAT_VERSION = 1
@@ -44,19 +45,11 @@ class VectorIndexError(StoreError):
     """A vector index on disk cannot serve this backend (other model, dimension or engine)."""
 
 
-class Engine(StrEnum):
+class Engine(ParseableEnum, label="vector engine"):
     """How a ``VectorIndex`` searches: usearch's HNSW graph, or an exact numpy product."""
 
     USEARCH = "usearch"
     NUMPY = "numpy"
-
-    @classmethod
-    def parse(cls, raw: str | Engine) -> Engine:
-        try:
-            return cls(raw)
-        except ValueError:
-            valid = ", ".join(engine.value for engine in cls)
-            raise ValueError(f"unknown vector engine {raw!r}; valid options: {valid}") from None
 
     @classmethod
     def default(cls) -> Engine:

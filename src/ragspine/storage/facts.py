@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from enum import StrEnum
 
+from ragspine.enums import ParseableEnum
 from ragspine.profile.periods import PERIOD_TYPES
 from ragspine.profile.sensitivity import Sensitivity
 
@@ -16,26 +16,16 @@ DEFAULT_CHANNEL = "TOTAL"
 FactKey = tuple[str, str, str, str, str]
 
 
-class ReviewStatus(StrEnum):
+class ReviewStatus(ParseableEnum, label="review status"):
     """Whether a fact may answer questions. Only ``approved`` facts are ever visible to queries."""
 
     APPROVED = "approved"
     PENDING = "pending"
     REJECTED = "rejected"
 
-    @classmethod
-    def parse(cls, raw: str | ReviewStatus) -> ReviewStatus:
-        if isinstance(raw, ReviewStatus):
-            return raw
-        try:
-            return cls(raw.strip().lower())
-        except (AttributeError, ValueError):
-            valid = ", ".join(status.value for status in cls)
-            raise ValueError(f"unknown review status {raw!r}; valid options: {valid}") from None
-
 
 # Every text field a fact cannot do without: the key (what it measures), the unit (how to read
-# the value) and the lineage (where it came from, DESIGN §2.2).
+# the value) and the lineage (where it came from: docs/architecture.md, invariant 2).
 _REQUIRED_TEXT = (
     "metric_code",
     "entity",

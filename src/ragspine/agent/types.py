@@ -1,0 +1,312 @@
+"""The agent's typed vocabulary: closed sets as enums, slots, tool results, sources and answers.
+
+Everything inside the engine passes these types; JSON appears only at the edges (the LLM tool
+messages, ``ask --json``, HTTP). ``to_dict`` gives each value's wire form, which is exactly the
+dict shape earlier versions passed around, and the read-only ``get``/``[]`` view keeps the seeds'
+dict-style examples (``r.get("status") == "found"``, ``source["doc"]``) working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, ClassVar, Protocol
+
+from ragspine.enums import ParseableEnum
+from ragspine.profile.periods import Period
+from ragspine.profile.sensitivity import Sensitivity
+
+
+class Route(ParseableEnum, label="route"):
+    """Which channel answers: facts, passages, or facts then the passages that explain them."""
+
+    STRUCTURED = "structured"
+    NARRATIVE = "narrative"
+    COMPOSITE = "composite"
+
+
+class ClarifyMode(ParseableEnum, label="clarification mode"):
+    """The clarification gateway's decision, in the order it is checked."""
+
+    OUT_OF_SCOPE_ENTITY = "out_of_scope_entity"
+    ASK_FIRST = "ask_first"
+    ANSWER_WITH_ASSUMPTIONS = "answer_with_assumptions"
+    NONE = "none"
+
+
+class ClarifyReason(ParseableEnum, label="clarification reason"):
+    """Why the gateway refused or asked; empty when it did neither."""
+
+    NONE = ""
+    COMPETITOR = "competitor"
+    UNKNOWN_ENTITY = "unknown_entity"
+    MISSING_METRIC = "missing_metric"
+
+
+class AnswerKind(ParseableEnum, label="answer kind"):
+    """What kind of answer a user got; the refusal kinds give no value at all."""
+
+    FOUND = "found"
+    PARTIAL = "partial"
+    NOT_FOUND = "not_found"
+    UNRECOGNIZED = "unrecognized"
+    REFUSED = "refused"
+    CLARIFY = "clarify"
+    DEGRADED = "degraded"
+    NARRATIVE = "narrative"
+    NO_CONTEXT = "no_context"
+
+    @property
+    def refuses(self) -> bool:
+        """True when the answer states no value: refused, not found, asked back, nothing found."""
+        return self in _REFUSAL_KINDS
+
+
+_REFUSAL_KINDS = frozenset(
+    {
+        AnswerKind.REFUSED,
+        AnswerKind.NOT_FOUND,
+        AnswerKind.UNRECOGNIZED,
+        AnswerKind.CLARIFY,
+        AnswerKind.NO_CONTEXT,
+    }
+)
+
+
+class ToolStatus(ParseableEnum, label="tool status"):
+    """``query_metric``'s tri-state, plus ``error`` for a call to a tool that does not exist."""
+
+    FOUND = "found"
+    NOT_FOUND = "not_found"
+    UNRECOGNIZED = "unrecognized_param"
+    ERROR = "error"
+
+
+class GuardOverride(ParseableEnum, label="guard override"):
+    """Why the agent ran the parsed query itself instead of trusting the model's tool calls."""
+
+    NO_TOOL_CALL = "no_tool_call"
+    SLOT_MISMATCH = "slot_mismatch"
+    ITERATION_CAP = "iteration_cap"
+
+
+class SourceKind(ParseableEnum, label="source kind"):
+    """A stored fact's cell, or a retrieved passage."""
+
+    FACT = "fact"
+    PASSAGE = "passage"
+
+
+class _DictView:
+    """Read-only dict-style access to ``to_dict()``, for the seeds' dict-shaped examples."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+
+@dataclass(frozen=True)
+class Source(_DictView):
+    """Where a stated fact or passage came from: document and cell- or paragraph-precise locator."""
+
+    doc: str
+    locator: str
+    sensitivity: Sensitivity = Sensitivity.INTERNAL
+    kind: SourceKind = SourceKind.FACT
+
+    def to_dict(self) -> dict[str, str]:
+        """The wire form: document and locator (the level and kind stay on the server)."""
+        return {"doc": self.doc, "locator": self.locator}
+
+    def __repr__(self) -> str:
+        # Printed as its wire form, which is what the seeds' examples show for result.sources.
+        return repr(self.to_dict())
+
+
+@dataclass(frozen=True)
+class Slots:
+    """One fully normalised question for the fact table: metric × entity × period × channel."""
+
+    metric: str
+    entity: str
+    period: Period
+    channel: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "metric_code": self.metric,
+            "entity": self.entity,
+            "period_type": self.period.type,
+            "period": self.period.period,
+            "period_label": self.period.label,
+            "channel": self.channel,
+        }
+
+
+@dataclass(frozen=True)
+class FoundFact(_DictView):
+    """``query_metric`` found a fact: its value and unit, for exactly these slots, with lineage."""
+
+    slots: Slots
+    value: float
+    unit: str
+    source: Source
+    status: ClassVar[ToolStatus] = ToolStatus.FOUND
+
+    def answers(self, slots: Slots) -> bool:
+        """True when this result is for exactly ``slots``."""
+        return self.slots == slots
+
+    def to_dict(self) -> dict[str, Any]:
+        """The tool message the model reads and the ``tool_results`` entry on the wire."""
+        return {
+            "status": self.status.value,
+            "value": self.value,
+            "unit": self.unit,
+            **self.slots.to_dict(),
+            "source": self.source.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class FactNotFound(_DictView):
+    """Every parameter was understood and normalised, and no visible fact has those slots."""
+
+    slots: Slots
+    status: ClassVar[ToolStatus] = ToolStatus.NOT_FOUND
+
+    def answers(self, slots: Slots) -> bool:
+        return self.slots == slots
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "normalized": self.slots.to_dict()}
+
+
+@dataclass(frozen=True)
+class UnrecognizedParam(_DictView):
+    """The glossary could not read one parameter (``metric``, ``entity``, ``period``, …)."""
+
+    param: str
+    raw: str
+    status: ClassVar[ToolStatus] = ToolStatus.UNRECOGNIZED
+
+    def answers(self, slots: Slots) -> bool:
+        return False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "param": self.param, "raw": self.raw}
+
+
+@dataclass(frozen=True)
+class ToolError(_DictView):
+    """The model called something that is not a tool of ours; it gets this message back."""
+
+    message: str
+    status: ClassVar[ToolStatus] = ToolStatus.ERROR
+
+    def answers(self, slots: Slots) -> bool:
+        return False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status.value, "message": self.message}
+
+
+# One ``query_metric`` outcome: exactly one of the tri-state payloads (or a tool-name error).
+ToolResult = FoundFact | FactNotFound | UnrecognizedParam | ToolError
+
+
+@dataclass(frozen=True)
+class ParsedIntent:
+    """What the rule parser read from a question: slots (single and listed), route, cues."""
+
+    raw_question: str
+    route: Route
+    metric: str | None = None
+    entity: str | None = None
+    period: Period | None = None
+    channel: str | None = None
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+    external_entity: str | None = None
+    unknown_entities: tuple[str, ...] = ()
+    growth: bool = False
+    language: str = "zh"
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class IntentParser(Protocol):
+    """Turns a question into a ParsedIntent. Implementations must fill ``raw_question``."""
+
+    def parse(self, question: str, reference_date: date | None = None) -> ParsedIntent: ...
+
+
+@dataclass(frozen=True)
+class ClarificationResult:
+    """The gateway's decision; ``question`` is the clarifying question or refusal shown."""
+
+    mode: ClarifyMode
+    assumed_entity: str | None = None
+    assumed_period: Period | None = None
+    assumption_note: str = ""
+    narrowing_options: tuple[str, ...] = ()
+    question: str = ""
+    reason: ClarifyReason = ClarifyReason.NONE
+
+    @property
+    def assumed_slots(self) -> dict[str, str]:
+        """The filled slots as the wire shows them: ``{"entity": code, "period": "FY2025"}``."""
+        slots: dict[str, str] = {}
+        if self.assumed_entity is not None:
+            slots["entity"] = self.assumed_entity
+        if self.assumed_period is not None:
+            slots["period"] = self.assumed_period.label
+        return slots
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered passage the narrative answer cites as ``[number]``, with the passage's text
+    (kept server-side: the wire shows only the source)."""
+
+    number: int
+    source: Source
+    passage: str = ""
+
+
+@dataclass(frozen=True)
+class NarrativeSection:
+    """The narrative channel's part of an answer: its text (``body`` plus the sources footer),
+    the passages it cites and how it ended (``narrative``, ``no_context`` or ``degraded``)."""
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+    kind: AnswerKind = AnswerKind.NARRATIVE
+    body: str = ""
+
+    @property
+    def sources(self) -> list[Source]:
+        return [c.source for c in self.citations]
+
+
+@dataclass
+class AgentResult:
+    """One answer: its text, route and kind, the gateway's decision, every tool result, every
+    source, the narrative section when there is one, and the privacy-safe trace event."""
+
+    answer: str
+    route: Route
+    clarification: ClarificationResult
+    tool_results: list[ToolResult] = field(default_factory=list)
+    sources: list[Source] = field(default_factory=list)
+    answer_kind: AnswerKind = AnswerKind.FOUND
+    request_id: str = ""
+    intent: ParsedIntent | None = None
+    trace: dict[str, object] = field(default_factory=dict)
+    narrative: NarrativeSection | None = None
+    guard_override: GuardOverride | None = None

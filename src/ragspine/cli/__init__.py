@@ -1,0 +1,45 @@
+"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, review, eval.
+
+Every command runs inside one error wrapper (:func:`guarded`): a ``RagSpineError`` ends with
+``error: <message>`` on stderr and the exit code from ``ragspine.errors`` (0 success, 1 the
+work ran but failed, 2 usage or missing input), so scripts can rely on the codes. The commands
+live in one module per group; this module puts them on ``app`` in the order ``--help`` lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import typer
+
+from ragspine.cli import ask, demo, evaluate, ingest
+from ragspine.cli.common import guarded, parse_reference_date, use_utf8_output
+
+__all__ = ["app", "guarded", "main", "parse_reference_date", "use_utf8_output"]
+
+app = typer.Typer(
+    name="ragspine",
+    help="Exact numbers with their source, or an honest 'not found'.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
+    ("quickstart", demo.quickstart),
+    ("demo", demo.demo),
+    ("init", demo.init),
+    ("load-fixtures", demo.load_fixtures),
+    ("ask", ask.ask),
+    ("ingest", ingest.ingest_command),
+)
+for _name, _func in _COMMANDS:
+    app.command(_name)(guarded(_func))
+app.add_typer(ingest.review_app, name="review")
+app.add_typer(evaluate.eval_app, name="eval")
+
+
+def main() -> None:
+    """Console-script entry point (``ragspine``)."""
+    use_utf8_output()
+    app()

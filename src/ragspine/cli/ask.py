@@ -1,0 +1,66 @@
+"""``ragspine ask``: one question over a workspace, answered with its sources."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from ragspine.agent.response import to_response
+from ragspine.agent.types import AgentResult, AnswerKind
+from ragspine.cli.common import WorkspaceOption, parse_clearance, parse_reference_date
+from ragspine.facade import RAGSpine
+from ragspine.llm.factory import ProviderName, build_provider
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in Chinese or English.")],
+    workspace: WorkspaceOption,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object (the HTTP AskResponse shape).")
+    ] = False,
+    provider: Annotated[
+        ProviderName, typer.Option(help="LLM provider; mock is offline and deterministic.")
+    ] = ProviderName.MOCK,
+    model: Annotated[str | None, typer.Option(help="Model name for openai or anthropic.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Endpoint of an OpenAI-compatible server (vLLM, llama.cpp, Ollama)."),
+    ] = None,
+    reference_date: Annotated[
+        str | None,
+        typer.Option(help="Today's date for 'latest year' questions, YYYY-MM-DD."),
+    ] = None,
+    clearance: Annotated[
+        str, typer.Option(help="Highest sensitivity the answer may use.")
+    ] = DEFAULT_CLEARANCE.value,
+    dense: Annotated[
+        str | None,
+        typer.Option(help="Add dense retrieval: 'hashing', 'minilm' or a model path/name."),
+    ] = None,
+    rerank: Annotated[
+        bool, typer.Option("--rerank", help="Let the provider reorder retrieved passages.")
+    ] = False,
+) -> None:
+    """Answer one question from a workspace's facts and documents, and list the sources."""
+    day = parse_reference_date(reference_date)
+    level = parse_clearance(clearance)
+    llm = build_provider(provider, model=model, base_url=base_url)
+    with RAGSpine.open(workspace, provider=llm, clearance=level, dense=dense, rerank=rerank) as rag:
+        result = rag.ask(question, reference_date=day)
+    if json_output:
+        typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))
+    else:
+        typer.echo(result.answer)
+        typer.echo(_plain_sources(result))
+    if result.answer_kind is AnswerKind.DEGRADED:
+        raise typer.Exit(1)
+
+
+def _plain_sources(result: AgentResult) -> str:
+    if not result.sources:
+        return "\nSources: none"
+    lines = [f"  - {s.doc} · {s.locator}" for s in result.sources]
+    return "\n".join(["", "Sources:", *lines])

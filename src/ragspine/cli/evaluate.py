@@ -1,0 +1,130 @@
+"""The ``ragspine eval`` group: answer quality on the golden set, and retrieval quality."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ragspine.cli.common import command_in, guarded
+from ragspine.demo.tour import build_demo_workspace
+from ragspine.errors import UsageError
+from ragspine.eval.baseline import check_baseline, ratchet_baseline
+from ragspine.eval.cases import Split, load_golden
+from ragspine.eval.report import EvalRun, render_run
+from ragspine.eval.retrieval_eval import load_eval_set, render_report, run_retrieval_eval
+from ragspine.eval.runner import ask_with, run_golden_eval, run_splits
+from ragspine.llm.factory import ProviderName, build_provider
+from ragspine.retrieval.retriever import open_retriever
+from ragspine.workspace import Workspace
+
+eval_app = typer.Typer(
+    help="Measure answer quality on the golden set (default) or retrieval quality.",
+    invoke_without_command=True,
+)
+
+
+@eval_app.callback()
+@guarded
+def eval_golden(
+    ctx: typer.Context,
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
+        ),
+    ] = None,
+    golden: Annotated[
+        Path | None,
+        typer.Option(help="A JSONL golden set of your own, instead of the shipped splits."),
+    ] = None,
+    split: Annotated[
+        list[Split] | None,
+        typer.Option(help="Shipped split(s) to run: dev, heldout (default: both)."),
+    ] = None,
+    provider: Annotated[
+        ProviderName, typer.Option(help="LLM provider; mock is offline and deterministic.")
+    ] = ProviderName.MOCK,
+    model: Annotated[str | None, typer.Option(help="Model name for openai or anthropic.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Endpoint of an OpenAI-compatible server.")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="Baseline JSON; the shipped baseline by default.")
+    ] = None,
+    update_baseline: Annotated[
+        bool, typer.Option("--update-baseline", help="Raise the baseline to this run's scores.")
+    ] = False,
+    allow_lower: Annotated[
+        bool, typer.Option("--allow-lower", help="With --update-baseline: also lower it.")
+    ] = False,
+) -> None:
+    """The four gates (numeric, citation, refusal, clarification), fabrication count, narrative
+    recall and per-tag breakdowns, for the dev and held-out splits side by side; exits 1 on a
+    regression against the baseline."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if allow_lower and not update_baseline:
+        raise UsageError("--allow-lower only applies together with --update-baseline")
+    if golden is not None and split:
+        raise UsageError("--golden and --split do not combine: a custom set has no splits")
+    custom = load_golden(golden) if golden is not None else None
+    llm = build_provider(provider, model=model, base_url=base_url)
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
+        if workspace is None:
+            workspace = Path(tmp) / "ws"
+            build_demo_workspace(workspace)
+        with ask_with(workspace, llm) as asker:
+            if custom is not None:
+                run = EvalRun({"custom": run_golden_eval(asker, custom)})
+            else:
+                run = run_splits(asker, split or tuple(Split))
+    if json_output:
+        typer.echo(run.to_json())
+    else:
+        Console(highlight=False).print(render_run(run))
+    if update_baseline:
+        ratchet_baseline(run, baseline, allow_lower=allow_lower)
+    regressions = check_baseline(run, baseline)
+    for line in regressions:
+        typer.echo(f"regression: {line}", err=True)
+    if regressions:
+        raise typer.Exit(1)
+
+
+@command_in(eval_app, "retrieval")
+def eval_retrieval(
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
+        ),
+    ] = None,
+    eval_set: Annotated[
+        Path | None, typer.Option(help="A JSONL eval set; the shipped bilingual set by default.")
+    ] = None,
+    dense: Annotated[
+        str | None, typer.Option(help="Add the dense channel: 'hashing', 'minilm' or a model.")
+    ] = None,
+    k: Annotated[int, typer.Option(help="Cut-off for recall@k and nDCG@k.")] = 10,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Recall@k, MRR and nDCG@k of narrative retrieval on the bilingual eval set."""
+    queries = load_eval_set(eval_set)
+    with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
+        if workspace is None:
+            workspace = Path(tmp) / "ws"
+            build_demo_workspace(workspace)
+        ws = Workspace.open(workspace)
+        retriever = open_retriever(ws, dense=dense)
+        report = run_retrieval_eval(retriever, queries, k=k, profile=ws.profile())
+    if json_output:
+        typer.echo(report.to_json())
+    else:
+        Console(highlight=False).print(render_report(report))
+    if not report.passed:
+        raise typer.Exit(1)

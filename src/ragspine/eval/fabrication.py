@@ -1,0 +1,196 @@
+"""Traceability of every number in an answer: the fabrication check the eval and tests share.
+
+A number may appear in an answer, of any kind, only when it is
+
+- the value of a found fact for slots the question asked (its metrics × entities × periods
+  after assumptions, plus a growth question's base year), or a difference or percentage change
+  computed from two such facts;
+- in the narrative part, written in a passage the sentence cites (any cited passage when the
+  sentence cites none);
+- part of a period the question named, the gateway assumed or offered, or the answer reported
+  as not found;
+- a citation index ``[n]``, or inside a document name, a locator, a code (``USD_M``) or an echo
+  of the user's own words (an unrecognised parameter, an unknown or competitor name).
+
+Anything else is fabricated. The check reads the typed result (tool results, the intent, the
+narrative section and its passages), never the answer's headings, so it needs no knowledge of
+the wording.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from itertools import product
+
+from ragspine.agent.narrative import cited_sentences
+from ragspine.agent.types import (
+    AgentResult,
+    FactNotFound,
+    FoundFact,
+    NarrativeSection,
+    ParsedIntent,
+    Slots,
+    UnrecognizedParam,
+)
+from ragspine.profile.periods import Period
+from ragspine.storage.facts import DEFAULT_CHANNEL
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_CODE = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
+_CITATION = re.compile(r"\[(\d+)\]")
+_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Fabrication:
+    """One number that no allowed source accounts for, and the part of the answer it is in."""
+
+    number: str
+    where: str  # "structured" or "narrative"
+
+    def __str__(self) -> str:
+        return f"{self.number} ({self.where})"
+
+
+def asked_slots(intent: ParsedIntent, default_channel: str = DEFAULT_CHANNEL) -> set[Slots]:
+    """Every slot combination the question asks for, plus a growth question's base year."""
+    metrics = intent.metrics or ((intent.metric,) if intent.metric else ())
+    entities = intent.entities or ((intent.entity,) if intent.entity else ())
+    periods = intent.periods or ((intent.period,) if intent.period else ())
+    channel = intent.channel or default_channel
+    asked = {Slots(m, e, p, channel) for m, e, p in product(metrics, entities, periods)}
+    if intent.growth:
+        asked |= {Slots(s.metric, s.entity, s.period.previous_year(), s.channel) for s in asked}
+    return asked
+
+
+def fabricated_numbers(
+    result: AgentResult,
+    *,
+    allowed_values: Iterable[float] | None = None,
+    default_channel: str = DEFAULT_CHANNEL,
+) -> list[Fabrication]:
+    """Every number in ``result.answer`` that no allowed source accounts for.
+
+    ``allowed_values`` replaces the found facts for the asked slots when the caller knows the
+    right values independently (a test's own facts): then the answer is judged against that
+    oracle, not against what the system returned.
+    """
+    if allowed_values is None:
+        allowed_values = _asked_fact_values(result, default_channel)
+    values = _with_arithmetic(list(allowed_values))
+    structured, narrative = _split(result)
+    found = [
+        Fabrication(n, "structured")
+        for n in _numbers(_blank_known_text(structured, result))
+        if not _is_value(n, values)
+    ]
+    if narrative is not None:
+        found += [Fabrication(n, "narrative") for n in _ungrounded(narrative, result)]
+    return found
+
+
+def _asked_fact_values(result: AgentResult, default_channel: str) -> list[float]:
+    if result.intent is None:
+        return []
+    asked = asked_slots(result.intent, default_channel)
+    return [r.value for r in result.tool_results if isinstance(r, FoundFact) and r.slots in asked]
+
+
+def _with_arithmetic(values: list[float]) -> list[float]:
+    """The values, their pairwise differences and percentage changes (as rendered: 1 decimal)."""
+    allowed = [abs(v) for v in values]
+    for a in values:
+        for b in values:
+            allowed.append(abs(a - b))
+            if b:
+                allowed.append(round(abs((a - b) / b * 100), 1))
+    return allowed
+
+
+def _split(result: AgentResult) -> tuple[str, NarrativeSection | None]:
+    """The answer without its narrative section (text before and after it), and the section."""
+    section = result.narrative
+    if section is None:
+        return result.answer, None
+    at = result.answer.rfind(section.text)
+    if at < 0:
+        return result.answer, None
+    rest = result.answer[at + len(section.text) :]
+    return f"{result.answer[:at]}\n{rest}", section
+
+
+def _blank_known_text(text: str, result: AgentResult) -> str:
+    """Blank everything that may hold digits without stating a value (see the module doc)."""
+    echoes: list[str] = []
+    for source in result.sources:
+        echoes += [source.doc, source.locator]
+    for r in result.tool_results:
+        if isinstance(r, FoundFact):
+            echoes += [r.source.doc, r.source.locator]
+        elif isinstance(r, UnrecognizedParam):
+            echoes.append(r.raw)
+    clar = result.clarification
+    echoes += clar.narrowing_options
+    echoes += [p.label for p in _allowed_periods(result)]
+    if result.intent is not None:
+        echoes += result.intent.unknown_entities
+        if result.intent.external_entity:
+            echoes.append(result.intent.external_entity)
+    for echo in sorted((e for e in echoes if e), key=len, reverse=True):
+        text = text.replace(echo, " ")
+    return _CODE.sub(" ", text)
+
+
+def _allowed_periods(result: AgentResult) -> list[Period]:
+    periods: list[Period] = []
+    if result.intent is not None:
+        periods += result.intent.periods
+        if result.intent.period is not None:
+            periods.append(result.intent.period)
+        if result.intent.growth:
+            periods += [p.previous_year() for p in periods]
+    if result.clarification.assumed_period is not None:
+        periods.append(result.clarification.assumed_period)
+    for r in result.tool_results:
+        if isinstance(r, FactNotFound | FoundFact):
+            periods.append(r.slots.period)
+    return periods
+
+
+def _ungrounded(section: NarrativeSection, result: AgentResult) -> list[str]:
+    passages = {c.number: c.passage for c in section.citations}
+    everything = {_canonical(n) for p in passages.values() for n in _NUMBER.findall(p)}
+    bad: list[str] = []
+    for sentence in cited_sentences(section.body):
+        # A sentence citing only markers no passage has is grounded in nothing, not in all.
+        cited = [int(n) for n in _CITATION.findall(sentence)]
+        allowed = (
+            {_canonical(n) for c in cited if c in passages for n in _NUMBER.findall(passages[c])}
+            if cited
+            else everything
+        )
+        text = _blank_known_text(_CITATION.sub(" ", sentence), result)
+        bad += [n for n in _numbers(text) if _canonical(n) not in allowed]
+    return bad
+
+
+def _numbers(text: str) -> list[str]:
+    return _NUMBER.findall(text)
+
+
+def _canonical(number: str) -> str:
+    return number.replace(",", "")
+
+
+def _is_value(number: str, values: list[float]) -> bool:
+    try:
+        stated = float(_canonical(number))
+    except ValueError:
+        return False
+    return any(math.isclose(stated, v, rel_tol=0, abs_tol=_TOLERANCE) for v in values) or any(
+        math.isclose(stated, round(v, 1), abs_tol=_TOLERANCE) for v in values
+    )

@@ -1,0 +1,105 @@
+"""Running the golden set: ask every case against a workspace and score the answers.
+
+``run_golden_eval`` takes the asking as a callable, so the same set runs against any workspace
+and provider; ``ask_with`` builds that callable for a workspace folder, opening it once per
+clearance level the cases need. ``run_splits`` scores the shipped dev and held-out splits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from ragspine.agent.types import AgentResult
+from ragspine.errors import UsageError
+from ragspine.eval.cases import GoldenCase, Split, load_golden
+from ragspine.eval.report import EvalRun, GoldenReport, build_report
+from ragspine.eval.scoring import NARRATIVE_K, score_case
+from ragspine.facade import RAGSpine
+from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.storage.facts import DEFAULT_CHANNEL
+from ragspine.workspace import Workspace
+
+Asker = Callable[[GoldenCase], AgentResult]
+
+
+def run_golden_eval(
+    ask: Asker,
+    cases: Iterable[GoldenCase],
+    *,
+    k: int = NARRATIVE_K,
+    default_channel: str | None = None,
+) -> GoldenReport:
+    """Ask every case (known issues included) and score the answers; see ``scoring``.
+
+    ``default_channel`` is the profile's (what a question naming no channel asks for); by
+    default the asker's, when it knows one.
+    """
+    if k < 1:
+        raise UsageError(f"k must be at least 1, got {k}")
+    known = getattr(ask, "default_channel", None)
+    channel = default_channel or (known if isinstance(known, str) else DEFAULT_CHANNEL)
+    scores = [score_case(case, ask(case), k=k, default_channel=channel) for case in cases]
+    if not scores:
+        raise UsageError("no golden cases to evaluate")
+    return build_report(scores, k=k)
+
+
+class WorkspaceAsker:
+    """Asks each case against one workspace, opened once per clearance level it needs.
+
+    Use as a context manager (or call ``close``) so the stores are closed.
+    """
+
+    def __init__(self, workspace: str | Path, provider: LLMProvider | None = None) -> None:
+        self._workspace = Path(workspace)
+        self._provider = provider
+        self._open: dict[Sensitivity, RAGSpine] = {}
+
+    @property
+    def default_channel(self) -> str:
+        """The workspace profile's default channel (what a question naming none asks for)."""
+        return Workspace.open(self._workspace).profile().defaults.channel
+
+    def __call__(self, case: GoldenCase) -> AgentResult:
+        rag = self._open.get(case.clearance)
+        if rag is None:
+            rag = RAGSpine.open(self._workspace, provider=self._provider, clearance=case.clearance)
+            self._open[case.clearance] = rag
+        return rag.ask(case.question, reference_date=case.reference_date)
+
+    def close(self) -> None:
+        for rag in self._open.values():
+            rag.close()
+        self._open.clear()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def ask_with(workspace: str | Path, provider: LLMProvider | None = None) -> WorkspaceAsker:
+    """An ``Asker`` for ``run_golden_eval`` over ``workspace``; ``provider`` defaults to the mock.
+
+    Each case is asked with its own reference date and clearance.
+    """
+    return WorkspaceAsker(workspace, provider)
+
+
+def run_splits(
+    ask: Asker, splits: Iterable[Split] = tuple(Split), *, k: int = NARRATIVE_K
+) -> EvalRun:
+    """Score each shipped split with the same asker; the reports stay apart."""
+    return EvalRun(
+        {split.value: run_golden_eval(ask, load_golden(split=split), k=k) for split in splits}
+    )

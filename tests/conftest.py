@@ -1,0 +1,5 @@
+"""Session-wide plugins for the whole suite: the CI guard against unexpected skips."""
+
+from __future__ import annotations
+
+pytest_plugins = ["tests.skip_guard"]
