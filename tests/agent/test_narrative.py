@@ -17,6 +17,7 @@ from ragspine.agent.narrative import (
     ground_numbers,
 )
 from ragspine.agent.types import AnswerKind, Citation, Route, Source, SourceKind
+from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.observability.trace import MemoryTraceSink
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
@@ -153,6 +154,27 @@ def test_restricted_text_never_reaches_provider_trace_or_response(store: Countin
     )
     assert "NIGHTJAR" not in everything and "board_memo.docx" not in everything
     assert "c3" not in result.trace["chunk_ids"]
+
+
+def test_a_hostile_narrative_loses_every_sentence_with_an_unsupported_number(
+    store: CountingStore,
+) -> None:
+    """The model invents 37% and 2031; only the grounded sentence reaches the answer."""
+    spy = ScriptedProvider(
+        [text("Margins widened to 55.4% [1]. Profit rose 37% [1]. Sales doubled in 2031 [2].")]
+    )
+    result = answer_question(
+        "为什么香港业务增长？",
+        store,
+        spy,
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS),
+    )
+    assert result.narrative is not None
+    assert result.narrative.body == "Margins widened to 55.4% [1]."
+    assert "37" not in result.answer and "2031" not in result.answer
+    assert result.trace["numbers_stripped"] == 2
+    assert fabricated_numbers(result) == []
 
 
 def test_cleared_caller_sees_restricted_snippets(store: CountingStore) -> None:
