@@ -95,6 +95,45 @@ def test_an_uncited_sentence_may_use_any_snippet_shown() -> None:
     assert (grounded, dropped) == ("The regime took effect in 2025.", 0)
 
 
+def test_an_uncited_sentence_may_not_borrow_from_a_snippet_no_source_lists() -> None:
+    # 55.4 is only in snippet 1; the answer cites only [2], so the sources list only snippet 2.
+    answer = "The regime took effect in 2025 [2]. Margins reached 55.4%."
+    grounded, dropped = ground_numbers(answer, SNIPPETS[:2])
+    assert (grounded, dropped) == ("The regime took effect in 2025 [2].", 1)
+
+
+def test_dropping_a_sentence_takes_its_citation_out_of_the_uncited_pool() -> None:
+    # The [1] sentence falls (37 is nowhere); then [2] is the only source left, and the
+    # uncited 55.4% sentence, which only snippet 1 supports, must fall with it.
+    answer = "Profit rose 37% [1]. The regime took effect in 2025 [2]. Margins reached 55.4%."
+    grounded, dropped = ground_numbers(answer, SNIPPETS[:2])
+    assert (grounded, dropped) == ("The regime took effect in 2025 [2].", 2)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # An uncited sentence borrowing from a snippet that no source line will list.
+        "The regime took effect in 2025 [2]. Margins reached 55.4%.",
+        # A dropped sentence was the only citation of the snippet the uncited one relies on.
+        "Profit rose 37% [1]. The regime took effect in 2025 [2]. Margins reached 55.4%.",
+        "Agency sales drove growth [1]. Margins reached 55.4% [2]. Capital rose 2025 [1].",
+    ],
+)
+def test_the_guard_keeps_only_what_the_fabrication_check_accepts(
+    store: CountingStore, reply: str
+) -> None:
+    result = answer_question(
+        "Why did Hong Kong revenue grow?",
+        store,
+        ScriptedProvider([text(reply)]),
+        reference_date=REF,
+        narrative_retriever=ListRetriever(SNIPPETS[:2]),
+    )
+    assert result.narrative is not None and result.narrative.body
+    assert fabricated_numbers(result) == []
+
+
 @pytest.mark.parametrize(
     "text",
     ["甲。 [1] 乙。 [2]", "One. [1]\n\nTwo [2]. Three.", "", "no end [3]", "1.5 stays whole. [1]"],

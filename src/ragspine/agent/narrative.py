@@ -9,6 +9,7 @@ dropped. Sources the model failed to name are appended.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from ragspine.agent.types import (
     AnswerKind,
@@ -118,20 +119,53 @@ def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
     """Drop every sentence holding a number its cited snippets do not contain; count the drops.
 
     A sentence that cites ``[n]`` is held to those snippets (a marker past the last snippet
-    cites nothing); a sentence citing none may use any snippet shown.
+    cites nothing). A sentence citing none may use the snippets the answer cites elsewhere,
+    or any snippet shown when it cites none at all: exactly the passages ``force_citations``
+    then lists as sources. Dropping a sentence can take the only citation of a snippet with
+    it, so the check repeats until nothing more is dropped.
     """
-    numbers_in = {n: _numbers(s.text) for n, s in enumerate(snippets, start=1)}
-    everything = set().union(*numbers_in.values())
-    kept: list[str] = []
+    numbers_in = {n: numbers_in_text(s.text) for n, s in enumerate(snippets, start=1)}
+    sentences = cited_sentences(text)
     dropped = 0
-    for sentence in cited_sentences(text):
-        cited = [int(n) for n in _CITATION.findall(sentence)]
-        allowed = set().union(*(numbers_in.get(n, set()) for n in cited)) if cited else everything
-        if _numbers(_CITATION.sub("", sentence)) <= allowed:
-            kept.append(sentence)
-        else:
-            dropped += 1
-    return "".join(kept).strip(), dropped
+    while True:
+        pool = set().union(
+            *(numbers_in[n] for n in used_snippets("".join(sentences), len(snippets)))
+        )
+        kept = [s for s in sentences if sentence_numbers(s) <= allowed_numbers(s, numbers_in, pool)]
+        if len(kept) == len(sentences):
+            return "".join(kept).strip(), dropped
+        dropped += len(sentences) - len(kept)
+        sentences = kept
+
+
+def used_snippets(text: str, count: int) -> list[int]:
+    """The snippet numbers ``text`` cites as ``[n]`` (1..count), or all of them when none."""
+    cited = sorted({int(n) for n in _CITATION.findall(text) if 1 <= int(n) <= count})
+    return cited or list(range(1, count + 1))
+
+
+def allowed_numbers(
+    sentence: str, numbers_in: Mapping[int, set[str]], uncited_pool: set[str]
+) -> set[str]:
+    """The numbers ``sentence`` may state: those of the snippets it cites, else the pool.
+
+    ``numbers_in`` maps snippet numbers to the numbers written in them; a marker it lacks cites
+    nothing. ``uncited_pool`` holds the numbers a sentence without a marker may use.
+    """
+    cited = [int(n) for n in _CITATION.findall(sentence)]
+    if not cited:
+        return uncited_pool
+    return set().union(*(numbers_in.get(n, set()) for n in cited))
+
+
+def sentence_numbers(sentence: str) -> set[str]:
+    """The numbers a sentence states, citation markers aside, thousands separators removed."""
+    return numbers_in_text(_CITATION.sub(" ", sentence))
+
+
+def numbers_in_text(text: str) -> set[str]:
+    """Every number written in ``text``, canonical (``1,234.5`` → ``1234.5``)."""
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
 def cited_sentences(text: str) -> list[str]:
@@ -152,14 +186,6 @@ def cited_sentences(text: str) -> list[str]:
     return sentences
 
 
-def _numbers(text: str) -> set[str]:
-    return {_canonical(n) for n in _NUMBER.findall(text)}
-
-
-def _canonical(number: str) -> str:
-    return number.replace(",", "")
-
-
 def force_citations(
     text: str, snippets: list[Snippet], language: str = "en"
 ) -> tuple[str, tuple[Citation, ...], int]:
@@ -169,9 +195,10 @@ def force_citations(
     tell, so all snippets count as used. A footer maps each used ``[n]`` to its document and
     locator; the count says how many used sources the model had not named itself.
     """
-    cited = sorted({int(n) for n in _CITATION.findall(text) if 1 <= int(n) <= len(snippets)})
-    numbers = cited or list(range(1, len(snippets) + 1))
-    citations = tuple(Citation(n, _source(snippets[n - 1]), snippets[n - 1].text) for n in numbers)
+    citations = tuple(
+        Citation(n, _source(snippets[n - 1]), snippets[n - 1].text)
+        for n in used_snippets(text, len(snippets))
+    )
     unnamed = sum(1 for c in citations if c.source.doc not in text)
     heading = _SOURCES_HEADING[language]
     footer = "\n".join(f"[{c.number}] {c.source.doc} · {c.source.locator}" for c in citations)

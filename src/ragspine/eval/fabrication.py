@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
 
-from ragspine.agent.narrative import cited_sentences
+from ragspine.agent.narrative import allowed_numbers, cited_sentences, numbers_in_text
 from ragspine.agent.types import (
     AgentResult,
     FactNotFound,
@@ -162,17 +162,16 @@ def _allowed_periods(result: AgentResult) -> list[Period]:
 
 
 def _ungrounded(section: NarrativeSection, result: AgentResult) -> list[str]:
-    passages = {c.number: c.passage for c in section.citations}
-    everything = {_canonical(n) for p in passages.values() for n in _NUMBER.findall(p)}
+    """Numbers of the narrative that the passages their sentence may draw on do not hold.
+
+    The citations are the passages listed as sources, so a sentence citing none may use any
+    of them (the guard's own rule, ``agent.narrative.allowed_numbers``).
+    """
+    numbers_in = {c.number: numbers_in_text(c.passage) for c in section.citations}
+    pool = set().union(*numbers_in.values())
     bad: list[str] = []
     for sentence in cited_sentences(section.body):
-        # A sentence citing only markers no passage has is grounded in nothing, not in all.
-        cited = [int(n) for n in _CITATION.findall(sentence)]
-        allowed = (
-            {_canonical(n) for c in cited if c in passages for n in _NUMBER.findall(passages[c])}
-            if cited
-            else everything
-        )
+        allowed = allowed_numbers(sentence, numbers_in, pool)
         text = _blank_known_text(_CITATION.sub(" ", sentence), result)
         bad += [n for n in _numbers(text) if _canonical(n) not in allowed]
     return bad
