@@ -121,21 +121,22 @@ def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
     A sentence that cites ``[n]`` is held to those snippets (a marker past the last snippet
     cites nothing). A sentence citing none may use the snippets the answer cites elsewhere,
     or any snippet shown when it cites none at all: exactly the passages ``force_citations``
-    then lists as sources. Dropping a sentence can take the only citation of a snippet with
-    it, so the check repeats until nothing more is dropped.
+    then lists as sources. A dropped sentence leaves a space, so its neighbours cannot fuse
+    into a new number ("2026." + "1" is not "2026.1"). Dropping can take a snippet's only
+    citation with it or move a sentence boundary, so the check runs again on its own output
+    until it drops nothing: the result passes the same check unchanged.
     """
     numbers_in = {n: numbers_in_text(s.text) for n, s in enumerate(snippets, start=1)}
-    sentences = cited_sentences(text)
+    text = text.strip()
     dropped = 0
     while True:
-        pool = set().union(
-            *(numbers_in[n] for n in used_snippets("".join(sentences), len(snippets)))
-        )
-        kept = [s for s in sentences if sentence_numbers(s) <= allowed_numbers(s, numbers_in, pool)]
-        if len(kept) == len(sentences):
-            return "".join(kept).strip(), dropped
-        dropped += len(sentences) - len(kept)
-        sentences = kept
+        pool = set().union(*(numbers_in[n] for n in used_snippets(text, len(snippets))))
+        sentences = cited_sentences(text)
+        grounded = [sentence_numbers(s) <= allowed_numbers(s, numbers_in, pool) for s in sentences]
+        if all(grounded):
+            return text, dropped
+        dropped += grounded.count(False)
+        text = "".join(s if ok else " " for s, ok in zip(sentences, grounded, strict=True)).strip()
 
 
 def used_snippets(text: str, count: int) -> list[int]:
