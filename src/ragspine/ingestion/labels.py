@@ -1,9 +1,11 @@
 """Read table headers, titles and captions into controlled codes.
 
 A header *label* maps only when every character is accounted for: aliases (longest first),
-absolute period expressions, unit markers, punctuation and a few connecting words. "其他" +
+period expressions, unit markers, punctuation and a few connecting words. "其他" +
 a metric alias ("other <metric>") leaves "其他" unexplained, so it does not map to that metric —
-it goes to review.
+it goes to review. A header may name its year relative to the document ("本年", "上年同期",
+"Prior year", "PY"): the reading keeps the offset and the table mapper resolves it against the
+period the table's title or the document names.
 Titles and captions are prose, so there aliases are found as substrings instead, after
 competitor names are masked.
 """
@@ -18,9 +20,10 @@ from datetime import date
 from ragspine.ingestion.numbers import UNIT_NOTE, UnitSpec, find_unit
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary
 from ragspine.profile.matching import AliasHit, mask
-from ragspine.profile.periods import Period, find_periods
+from ragspine.profile.periods import Period, find_periods, find_relative_years
 
-# Documents carry absolute periods; the reference date only feeds relative rules we ignore.
+# Relative periods in documents are resolved against the document's own period, never against
+# a date: the reference date only feeds find_periods' relative rules, which are ignored here.
 _ANY_DAY = date(2000, 1, 1)
 _CONNECTORS = re.compile(
     r"[\s\-–—_:：/|()（）\[\]【】,，.。;；、&+*#]|(?<![A-Za-z])(?:of|the|and|in|for)(?![A-Za-z])"
@@ -36,6 +39,7 @@ class LabelReading:
     entities: tuple[str, ...] = ()
     channels: tuple[str, ...] = ()
     periods: tuple[Period, ...] = ()
+    relative_years: tuple[int, ...] = ()  # offsets of "本年" (0), "上年" (-1) … in the label
     unit: UnitSpec | None = None
     covered: bool = True
 
@@ -63,6 +67,8 @@ def read_label(text: str, glossary: Glossary, *, prose: bool = False) -> LabelRe
     spans += [m.span() for m in UNIT_NOTE.finditer(clean)]
     periods = [p for p in find_periods(clean, _ANY_DAY, glossary.calendar) if not p.relative]
     spans += [(p.start, p.end) for p in periods]
+    relative = find_relative_years(mask(clean, spans))
+    spans += [(r.start, r.end) for r in relative]
     terms = glossary.match_terms(mask(clean, spans))
     spans += [(h.start, h.end) for h in terms.hits]
     residual = _CONNECTORS.sub("", mask(clean, spans))
@@ -72,6 +78,7 @@ def read_label(text: str, glossary: Glossary, *, prose: bool = False) -> LabelRe
         entities=_codes(terms.hits, ENTITY),
         channels=_codes(terms.hits, CHANNEL),
         periods=tuple(dict.fromkeys(p.period for p in periods)),
+        relative_years=tuple(dict.fromkeys(r.offset for r in relative)),
         unit=unit,
         covered=prose or (not residual and not terms.other_metrics),
     )

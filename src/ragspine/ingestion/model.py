@@ -5,16 +5,25 @@ does.
 Locator conventions (lineage: docs/architecture.md, invariant 2) — a reader sets each table's
 ``locator_prefix`` and ``locator_style``; the table mapper completes a cell's locator from them:
 
-=========  ==================  =================================================
+=========  ==================  ============================================================
 style      prefix example      completed cell locator
-=========  ==================  =================================================
-semantic   slide=2,table=1     slide=2,table=1,row=<METRIC>,col=FY2024 (codes)
-cell       sheet=<name>        sheet=<name>,cell=C4                    (A1 ref)
-grid       page=3,table=1      page=3,table=1,row=2,col=3              (1-based)
-=========  ==================  =================================================
+=========  ==================  ============================================================
+semantic   slide=2,table=1     slide=2,table=1,row=<METRIC>,col=FY2024            (codes)
+cell       sheet=<name>        sheet=<name>,cell=C4                               (A1 ref)
+grid       page=3,table=1      page=3,table=1,row=2,col=3                         (1-based)
+chart      slide=4,chart=1     slide=4,chart=1,series=<series name>,category=<label>
+=========  ==================  ============================================================
+
+A chart's table has one header row per category level and one row per series, its name in
+column 0; its locators name the series and the category as the chart shows them.
 
 Text block locators point at the document's own structure: ``slide=5,title``,
 ``slide=5,body``, ``slide=5,notes``, ``page=3,para=2``, ``section=2,para=3``.
+
+Word text outside the run of headings is numbered within its own part, each distinct part once
+in reading order: page headers ``header=1,para=1``, footers ``footer=1,para=1``, text boxes
+``textbox=2,para=1``; a table there is a grid prefixed the same way (``header=1,table=1``,
+cells ``textbox=2,table=1,row=1,col=2``).
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ class LocatorStyle(StrEnum):
     SEMANTIC = "semantic"
     CELL = "cell"
     GRID = "grid"
+    CHART = "chart"
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,8 @@ class Cell:
     source stores a number (an xlsx computed value); ``text`` is always what a reader sees.
     ``number_format`` is the source's format string ("0.0%", "#,##0", "$#,##0") when known.
     ``ref`` is the sheet's own address ("C4") for spreadsheets, else "".
+    ``confidence`` is the OCR engine's score (0–1) for text read off a scanned page; it is None
+    for text a file stores, which is exact.
     """
 
     row: int
@@ -48,6 +60,7 @@ class Cell:
     number_format: str = ""
     ref: str = ""
     merged: bool = False
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)

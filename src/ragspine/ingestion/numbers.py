@@ -1,9 +1,9 @@
 """Read numbers and units the way report tables write them.
 
 "(123)" is −123, "1,234.5" and full-width "１２３" are plain numbers, "55.2%" is a percentage,
-"—" or "n/a" is an empty cell, and "约1,300" or "1,300*" is a number nobody should trust
-without a look (approximate or footnoted). Units and scales ("US$m", "百万美元", "亿元",
-"bps") normalise amounts to millions so one key always means one scale.
+"—", "n/a" or "nm" is an empty cell (``is_empty``), and "约1,300" or "1,300*" is a number
+nobody should trust without a look (approximate or footnoted). Units and scales ("US$m",
+"百万美元", "亿元", "bps") normalise amounts to millions so one key always means one scale.
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ class UnitSpec:
     percent: bool = False
 
 
-_EMPTY = {"", "-", "—", "–", "--", "n/a", "na", "n.a.", "nil", "/", "不适用", "无"}
+# What report tables write for "no value here"; "nm" is "not meaningful".
+_EMPTY = frozenset(
+    {"", "-", "—", "–", "--", "n/a", "na", "n.a.", "nm", "n.m.", "nil", "/", "不适用", "无"}
+)
 _APPROX_PREFIX = re.compile(r"^(?:约|大约|近|逾|~|≈|c\.|ca\.|approx\.?|about)\s*", re.IGNORECASE)
 _FOOTNOTE_SUFFIX = re.compile(r"(?:\*+|†|‡|\([a-z]\)|[¹²³])$")
 _CURRENCY_PREFIX = re.compile(r"^(?:US\$|HK\$|RMB|USD|HKD|CNY|\$|¥|￥)\s*", re.IGNORECASE)
@@ -37,11 +40,16 @@ _PLAIN = re.compile(r"^\d+(?:\.\d+)?$")
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 
 
+def is_empty(text: str) -> bool:
+    """Whether a cell says it holds no value (blank, a dash, "n/a", "不适用" …)."""
+    return unicodedata.normalize("NFKC", text).strip().lower() in _EMPTY
+
+
 def parse_number(text: str) -> ParsedNumber | None:
     """The number a cell shows, or None when the cell holds no number."""
-    raw = unicodedata.normalize("NFKC", text).strip()
-    if raw.lower() in _EMPTY:
+    if is_empty(text):
         return None
+    raw = unicodedata.normalize("NFKC", text).strip()
     approximate = False
     stripped = _APPROX_PREFIX.sub("", raw)
     if stripped != raw:

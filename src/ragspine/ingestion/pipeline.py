@@ -3,7 +3,12 @@
 Each file is handled alone: a corrupt file fails with a message naming it and the rest of the
 batch goes on. A file whose bytes, metadata sidecar, extractor and mapping (profile) are all
 unchanged is skipped; changed metadata alone is re-applied without re-reading the file; a
-changed file replaces everything its previous version contributed in one transaction.
+changed file replaces everything its previous version contributed in one transaction, keeping
+the review decisions on items that did not change.
+
+A folder is compared with what was ingested from it before: a new file with the bytes of a
+document that vanished from the folder is that document renamed (it moves, in one
+transaction); the documents still missing are reported, or retired with ``prune``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from ragspine.errors import IngestError, UsageError
 from ragspine.ingestion.model import ExtractedDocument
 from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
+from ragspine.ingestion.review import carry_over
 from ragspine.ingestion.safety import SafetyLimits, check_file
 from ragspine.ingestion.sensitivity import resolve_sensitivity
 from ragspine.ingestion.tables import (
@@ -38,7 +44,11 @@ from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
 from ragspine.storage.facts import Fact
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 
-EXTRACTOR_VERSION = "1"
+# Bumped whenever the readers extract more or differently, so unchanged files already in a
+# workspace are read again on the next ingest. 2: chart values, OCR'd scans, borderless and
+# multi-column PDF pages, Word headers/footers/text boxes, titles above a sheet's grid,
+# year-like values and unreadable cells, relative-period headers.
+EXTRACTOR_VERSION = "2"
 METADATA_SUFFIX = ".meta.json"
 
 
@@ -46,6 +56,7 @@ class Outcome(StrEnum):
     INGESTED = "ingested"
     SKIPPED = "skipped"
     METADATA = "metadata updated"
+    RENAMED = "renamed"
     FAILED = "failed"
 
 
@@ -63,12 +74,17 @@ class FileResult:
     blocks: int = 0
     review: int = 0
     error: str = ""
+    renamed_from: str = ""
+    decisions_kept: int = 0
 
 
 @dataclass
 class IngestReport:
     results: list[FileResult] = field(default_factory=list)
     dry_run: bool = False
+    folders: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # ingested from the folders, now gone
+    pruned: list[str] = field(default_factory=list)  # those, retired by ``prune``
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for r in self.results if r.outcome == outcome)
@@ -88,6 +104,19 @@ class IngestReport:
     @property
     def failures(self) -> list[FileResult]:
         return [r for r in self.results if r.outcome == Outcome.FAILED]
+
+    @property
+    def renames(self) -> list[FileResult]:
+        return [r for r in self.results if r.outcome == Outcome.RENAMED]
+
+    @property
+    def decisions_kept(self) -> int:
+        return sum(r.decisions_kept for r in self.results)
+
+    @property
+    def retired(self) -> list[str]:
+        """Document ids no longer in the store: pruned, or the old names of renamed files."""
+        return [*self.pruned, *(r.renamed_from for r in self.renames)]
 
 
 def discover(paths: Sequence[Path]) -> list[SourceFile]:
@@ -134,17 +163,81 @@ def ingest(
     limits: SafetyLimits | None = None,
     on_file: Callable[[FileResult], None] | None = None,
     files: Sequence[SourceFile] | None = None,
+    prune: bool = False,
 ) -> IngestReport:
-    """Ingest ``paths`` (or pre-discovered ``files``) in document-id order."""
+    """Ingest ``paths`` (or pre-discovered ``files``) in document-id order.
+
+    Documents earlier ingested from under a folder of ``paths`` and absent from it now are
+    renamed when a new file has their bytes; the others are listed in ``missing``, or retired
+    first (one transaction each) when ``prune`` is true, so a file that was renamed and edited
+    is not held up as a conflict with its own old name.
+    """
     glossary = glossary_for(profile)
     version = mapping_version(profile)
-    report = IngestReport(dry_run=dry_run)
-    for source in files if files is not None else discover(paths):
-        result = _ingest_one(source, store, glossary, version, dry_run, limits or SafetyLimits())
+    sources = list(files) if files is not None else discover(paths)
+    folders = [p for p in paths if p.is_dir()]
+    gone = _vanished(store, folders, sources)
+    moves = _renames(sources, gone, store)
+    left = [d.doc_id for d in gone if d.doc_id not in {m.doc_id for m in moves.values()}]
+    report = IngestReport(dry_run=dry_run, folders=[str(f) for f in folders])
+    if prune:
+        for doc_id in left:
+            if not dry_run:
+                store.remove_document(doc_id)
+            report.pruned.append(doc_id)
+    else:
+        report.missing = left
+    for source in sources:
+        result = _ingest_one(
+            source,
+            store,
+            glossary,
+            version,
+            dry_run,
+            limits or SafetyLimits(),
+            moves.get(source.doc_id),
+        )
         report.results.append(result)
         if on_file is not None:
             on_file(result)
     return report
+
+
+def _vanished(
+    store: SQLiteWorkspaceStore, folders: Sequence[Path], sources: Sequence[SourceFile]
+) -> list[DocumentRecord]:
+    """Documents ingested from under ``folders`` whose file is no longer among ``sources``.
+
+    Documents from anywhere else in the workspace are never considered.
+    """
+    roots = [f.resolve() for f in folders]
+    present = {str(s.path.resolve()) for s in sources}
+    return [
+        d
+        for d in store.list_documents()
+        if d.source_path not in present
+        and any(Path(d.source_path).is_relative_to(root) for root in roots)
+    ]
+
+
+def _renames(
+    sources: Sequence[SourceFile], gone: Sequence[DocumentRecord], store: SQLiteWorkspaceStore
+) -> dict[str, DocumentRecord]:
+    """New document id → the vanished document with the same bytes (each used once)."""
+    by_hash: dict[str, list[DocumentRecord]] = {}
+    for document in gone:
+        by_hash.setdefault(document.content_hash, []).append(document)
+    moves: dict[str, DocumentRecord] = {}
+    for source in sources:
+        if not by_hash or store.get_document(source.doc_id) is not None:
+            continue
+        try:
+            candidates = by_hash.get(_sha256(source.path))
+        except OSError:
+            continue  # reported when the file itself is ingested
+        if candidates:
+            moves[source.doc_id] = candidates.pop(0)
+    return moves
 
 
 def _ingest_one(
@@ -154,6 +247,7 @@ def _ingest_one(
     version: str,
     dry_run: bool,
     limits: SafetyLimits,
+    moved_from: DocumentRecord | None = None,
 ) -> FileResult:
     try:
         if source.path.stat().st_size > limits.max_bytes:
@@ -177,7 +271,9 @@ def _ingest_one(
             return FileResult(source.doc_id, Outcome.METADATA)
         check_file(source.path, limits)
         document = reader_for(source.path).read(source.path)
-        built = _build(source, document, glossary, metadata, store, content_hash, version)
+        replaced = moved_from.doc_id if moved_from else source.doc_id
+        built = _build(source, document, glossary, metadata, store, content_hash, version, replaced)
+        kept = carry_over(store.list_review(doc_id=replaced), built.review)
         record = DocumentRecord(
             doc_id=source.doc_id,
             source_path=str(source.path.resolve()),
@@ -189,10 +285,25 @@ def _ingest_one(
             extractor_version=EXTRACTOR_VERSION,
             mapping_version=version,
         )
+        # Carried approvals come last: one may restate a key this document states first.
+        facts = [*built.facts, *kept.facts]
         if not dry_run:
-            store.replace_document(record, built.facts, built.blocks, built.review, built.chunks)
+            store.replace_document(
+                record,
+                facts,
+                built.blocks,
+                kept.items,
+                built.chunks,
+                replaces=moved_from.doc_id if moved_from else None,
+            )
         return FileResult(
-            source.doc_id, Outcome.INGESTED, len(built.facts), len(built.blocks), len(built.review)
+            source.doc_id,
+            Outcome.RENAMED if moved_from else Outcome.INGESTED,
+            len(facts),
+            len(built.blocks),
+            len(kept.items),
+            renamed_from=moved_from.doc_id if moved_from else "",
+            decisions_kept=kept.decisions,
         )
     except IngestError as exc:
         return FileResult(source.doc_id, Outcome.FAILED, error=str(exc))
@@ -260,6 +371,7 @@ def _build(
     store: SQLiteWorkspaceStore,
     content_hash: str,
     version: str,
+    replaced: str,
 ) -> _Built:
     profile = glossary.profile
     text = "\n".join(
@@ -279,7 +391,7 @@ def _build(
             ReviewReason.NEEDS_OCR if "ocr" in issue.reason.lower() else ReviewReason.UNREADABLE
         )
         pending.append(ReviewCandidate(issue.locator, reason, issue.reason))
-    accepted, conflicts = _check_conflicts(source.doc_id, candidates, store)
+    accepted, conflicts = _check_conflicts({source.doc_id, replaced}, candidates, store)
     pending += conflicts
 
     def as_fact(candidate: CandidateFact) -> Fact:
@@ -344,10 +456,13 @@ def _same(a: float, b: float) -> bool:
 
 
 def _check_conflicts(
-    doc_id: str, candidates: list[CandidateFact], store: SQLiteWorkspaceStore
+    own: set[str], candidates: list[CandidateFact], store: SQLiteWorkspaceStore
 ) -> tuple[list[CandidateFact], list[ReviewCandidate]]:
     """Keep the first statement of each key; a different value later, here or in another
-    document already stored, is a conflict for a reviewer — never a silent overwrite."""
+    document already stored, is a conflict for a reviewer — never a silent overwrite.
+
+    ``own`` holds the document's id and the id it replaces (a rename): neither is "another".
+    """
     accepted: dict[tuple[str, str, str, str, str], CandidateFact] = {}
     conflicts: list[ReviewCandidate] = []
     for fact in candidates:
@@ -366,7 +481,7 @@ def _check_conflicts(
             continue
         others = [
             o
-            for o in store.approved_values(fact.key, exclude_doc=doc_id)
+            for o in store.approved_values(fact.key, exclude_docs=own)
             if not (_same(o.value, fact.value) and o.unit == fact.unit)
         ]
         if others:

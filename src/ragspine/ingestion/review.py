@@ -1,12 +1,17 @@
 """Review decisions: approve (optionally with a corrected value) or reject a queued item.
 
 Decisions are idempotent — approving an approved item again changes nothing — and every
-applied decision is written to the audit log in the same transaction as its effect.
+applied decision is written to the audit log in the same transaction as its effect. When a
+document is ingested again (or renamed), a decision outlives the old version for every item
+that is unchanged: same locator, same reason, same proposed fact (:func:`carry_over`).
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from ragspine.errors import ReviewError
 from ragspine.storage.documents import ReviewItem, ReviewState
@@ -30,10 +35,10 @@ def approve(
         )
     if correct is not None and not math.isfinite(correct):
         raise ReviewError(f"--correct must be a finite number, not {correct!r}")
-    fact = _fact(item.proposed, correct)
+    fact = fact_from_proposal(item.proposed, correct)
     superseded = [
         other
-        for other in store.approved_values(fact.natural_key, exclude_doc=fact.source_doc_id)
+        for other in store.approved_values(fact.natural_key, exclude_docs=[fact.source_doc_id])
         if not math.isclose(other.value, fact.value, rel_tol=1e-9, abs_tol=1e-9)
     ]
     note = f"value {fact.value:g} {fact.unit}"
@@ -62,7 +67,70 @@ def reject(store: SQLiteWorkspaceStore, item_id: int, *, note: str = "") -> tupl
     return _get(store, item_id), True
 
 
-def _fact(proposed: dict[str, object], correct: float | None) -> Fact:
+# What identifies the document version rather than the statement: a renamed or edited file
+# changes these without changing what the reviewer judged.
+_VERSION_FIELDS = frozenset(
+    {"source_doc_id", "source_file_hash", "extractor_version", "mapping_version", "sensitivity"}
+)
+
+
+@dataclass(frozen=True)
+class CarriedOver:
+    """A new version's review items, unchanged ones continuing their earlier item."""
+
+    items: list[ReviewItem]
+    facts: list[Fact]  # what the carried approvals write
+    decisions: int  # approvals and rejections carried
+
+
+def carry_over(earlier: Sequence[ReviewItem], fresh: Sequence[ReviewItem]) -> CarriedOver:
+    """Match ``fresh`` items to the ``earlier`` ones of the document they replace.
+
+    A match keeps the earlier item's id, state and correction; an approved match also yields
+    its fact again, built from the new proposal so it names the new version. Unmatched items
+    start open.
+    """
+    pool: dict[tuple[str, str, str], list[ReviewItem]] = {}
+    for item in earlier:
+        pool.setdefault(_identity(item), []).append(item)
+    items: list[ReviewItem] = []
+    facts: list[Fact] = []
+    decisions = 0
+    for item in fresh:
+        matches = pool.get(_identity(item))
+        if not matches:
+            items.append(item)
+            continue
+        old = matches.pop(0)
+        items.append(
+            replace(
+                item,
+                item_id=old.item_id,
+                state=old.state,
+                created_at=old.created_at,
+                resolved_at=old.resolved_at,
+                corrected_value=old.corrected_value,
+            )
+        )
+        if old.state is not ReviewState.OPEN:
+            decisions += 1
+        if old.state is ReviewState.APPROVED and item.proposed is not None:
+            facts.append(fact_from_proposal(item.proposed, old.corrected_value))
+    return CarriedOver(items, facts, decisions)
+
+
+def _identity(item: ReviewItem) -> tuple[str, str, str]:
+    statement = (
+        {k: v for k, v in item.proposed.items() if k not in _VERSION_FIELDS}
+        if item.proposed is not None
+        else None
+    )
+    return item.locator, item.reason, json.dumps(statement, sort_keys=True, default=str)
+
+
+def fact_from_proposal(proposed: dict[str, object], correct: float | None) -> Fact:
+    """The approved fact an item proposes, with ``correct`` as its value when given."""
+
     def text(key: str) -> str:
         return str(proposed[key])
 

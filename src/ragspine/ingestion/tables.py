@@ -7,6 +7,12 @@ not say comes from the table's title (metric, channel, entity, period) and then,
 period only, from the text around the table and the document title — prose mentions metrics
 and channels in passing, so those are never taken from it. Anything that cannot be pinned
 down becomes a review item with its reason and locator instead of a fact.
+
+A bare year ("2024") is a header where headers are, and a value past them: a metric row may
+well read "2050". A header that names its year relative to the document ("本年", "Prior year",
+"PY") takes the period the title, context or document title names, shifted by that many years.
+Every value cell of a metric's row (or column) ends as a fact or a review item: a cell that
+holds neither a number nor an empty marker ("—", "n/a", "nm", "不适用") is ``unreadable``.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ from ragspine.ingestion.model import Cell, LocatorStyle, Table
 from ragspine.ingestion.numbers import (
     ParsedNumber,
     UnitSpec,
+    is_empty,
     parse_number,
     unit_from_number_format,
 )
+from ragspine.ingestion.ocr import MIN_CONFIDENCE, confidence_mark
 from ragspine.profile.glossary import Glossary
 from ragspine.profile.model import MetricKind
 from ragspine.profile.periods import Period, find_periods
@@ -89,28 +97,41 @@ class _Chain:
 def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMapping:
     grid = table.cells
     numbers = [[_number(cell) for cell in row] for row in grid]
-    header_rows = _leading(len(grid), lambda r: all(n is None for n in numbers[r]))
+    years = {
+        (r, c)
+        for r, row in enumerate(grid)
+        for c, cell in enumerate(row)
+        if numbers[r][c] is not None and _is_period(_clean(cell.text))
+    }
+    lines = _Lines(table, numbers, years, glossary)
+    header_rows = _leading(len(grid), lines.header_row)
     data = range(header_rows, len(grid))
-    header_cols = _leading(table.n_cols, lambda c: all(_at(numbers, r, c) is None for r in data))
+    header_cols = _leading(table.n_cols, lambda c: lines.header_col(c, header_rows))
+    # Past the headers every number is a value, a bare year ("2050") included.
+    values = [
+        [n if r >= header_rows and c >= header_cols else None for c, n in enumerate(row)]
+        for r, row in enumerate(numbers)
+    ]
     col_labels = [
         read_label(_header_text(table, c, header_rows), glossary) for c in range(table.n_cols)
     ]
     row_labels = [read_label(_row_text(table, r, header_cols), glossary) for r in range(len(grid))]
     chain = _chain(table, glossary, doc_title)
     result = TableMapping()
-    skipped_rows = _unmapped(
-        table, row_labels, numbers, header_rows, header_cols, result, rows=True
-    )
+    skipped_rows = _unmapped(table, row_labels, values, header_rows, header_cols, result, rows=True)
     skipped_cols = _unmapped(
-        table, col_labels, numbers, header_rows, header_cols, result, rows=False
+        table, col_labels, values, header_rows, header_cols, result, rows=False
     )
     table_problems: dict[ReviewReason, str] = {}
     for r in data:
         if r in skipped_rows:
             continue
         for c in range(header_cols, len(grid[r])):
-            parsed = numbers[r][c]
-            if parsed is None or c in skipped_cols:
+            if c in skipped_cols:
+                continue
+            parsed = values[r][c]
+            if parsed is None:
+                _unreadable(table, grid[r][c], row_labels[r], col_labels[c], chain, result)
                 continue
             _map_cell(
                 table,
@@ -126,7 +147,8 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
     if table_problems:
         # One problem with the table's context spoils every number in it: review the table.
         result.facts.clear()
-        result.review = [r for r in result.review if r.reason == ReviewReason.UNMAPPED_LABEL]
+        kept = (ReviewReason.UNMAPPED_LABEL, ReviewReason.UNREADABLE)  # facts of the source
+        result.review = [r for r in result.review if r.reason in kept]
         result.review += [
             ReviewCandidate(table.locator_prefix, reason, detail)
             for reason, detail in table_problems.items()
@@ -146,11 +168,13 @@ def _at(numbers: list[list[ParsedNumber | None]], r: int, c: int) -> ParsedNumbe
     return row[c] if c < len(row) else None
 
 
+def _clean(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip()
+
+
 def _number(cell: Cell) -> ParsedNumber | None:
-    """The number in a value cell; a bare year ("2024") is a header, not a value."""
-    text = unicodedata.normalize("NFKC", cell.text).strip()
-    if _is_period(text):
-        return None
+    """The number a cell holds, a bare year ("2024") included."""
+    text = _clean(cell.text)
     if cell.value is not None and math.isfinite(cell.value):
         parsed = parse_number(text)
         approximate = parsed.approximate if parsed else False
@@ -161,6 +185,55 @@ def _number(cell: Cell) -> ParsedNumber | None:
 def _is_period(text: str) -> bool:
     matches = find_periods(text)
     return len(matches) == 1 and (matches[0].start, matches[0].end) == (0, len(text))
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """Tells header lines from data lines.
+
+    A leading line without numbers is a header, and a bare year ("2024") counts as a header
+    cell — except on a line after the first whose label (a row's first cell, a column's
+    header) names a metric or a period while its other text cells name nothing: that line is
+    data, so "<metric> | 2050 | 2010" holds two values and "<metric> | n/a | see note" two cells
+    to account for.
+    """
+
+    table: Table
+    numbers: list[list[ParsedNumber | None]]
+    years: set[tuple[int, int]]
+    glossary: Glossary
+
+    def header_row(self, r: int) -> bool:
+        cells = self.table.cells[r]
+        if any(self._plain_number(r, c) for c in range(len(cells))):
+            return False
+        return r == 0 or not self._data_line(
+            cells[0].text, [cell.text for c, cell in enumerate(cells) if c and not self._n(r, c)]
+        )
+
+    def header_col(self, c: int, header_rows: int) -> bool:
+        data = range(header_rows, self.table.n_rows)
+        if any(self._plain_number(r, c) for r in data):
+            return False
+        body = [cell.text for r in data if (cell := self.table.cell(r, c)) and not self._n(r, c)]
+        return c == 0 or not self._data_line(_header_text(self.table, c, header_rows), body)
+
+    def _n(self, r: int, c: int) -> bool:
+        return _at(self.numbers, r, c) is not None
+
+    def _plain_number(self, r: int, c: int) -> bool:
+        return self._n(r, c) and (r, c) not in self.years
+
+    def _data_line(self, label: str, others: list[str]) -> bool:
+        reading = read_label(label, self.glossary)
+        if not (reading.metrics or reading.periods or reading.relative_years):
+            return False
+        return not any(self._names(text) for text in others if text.strip())
+
+    def _names(self, text: str) -> bool:
+        """Whether ``text`` reads as a header: a code, a relative year, or a bare "H1" / "Q3"."""
+        reading = read_label(text, self.glossary)
+        return bool(reading.key or reading.relative_years or find_periods(text))
 
 
 def _joined(texts: list[str]) -> str:
@@ -186,6 +259,11 @@ def _row_text(table: Table, row: int, header_cols: int) -> str:
 def _label_locator(table: Table, cell: Cell) -> str:
     if table.locator_style == LocatorStyle.CELL:
         return f"{table.locator_prefix},cell={cell.ref}"
+    if table.locator_style == LocatorStyle.CHART:
+        # Column 0 holds the series names; a category's label is its levels read downwards.
+        if cell.col == 0:
+            return f"{table.locator_prefix},series={cell.text}"
+        return f"{table.locator_prefix},category={_header_text(table, cell.col, cell.row + 1)}"
     return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
 
 
@@ -194,6 +272,8 @@ def _value_locator(table: Table, cell: Cell, row: LabelReading, col: LabelReadin
         return f"{table.locator_prefix},cell={cell.ref}"
     if table.locator_style == LocatorStyle.SEMANTIC:
         return f"{table.locator_prefix},row={row.key or cell.row + 1},col={col.key or cell.col + 1}"
+    if table.locator_style == LocatorStyle.CHART:
+        return f"{table.locator_prefix},series={row.text},category={col.text}"
     return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
 
 
@@ -262,6 +342,45 @@ def _chain(table: Table, glossary: Glossary, doc_title: str) -> _Chain:
     )
 
 
+def _period(row: LabelReading, col: LabelReading, chain: _Chain) -> Period | str:
+    """The cell's period, or why there is none. Headers first; a relative header ("上年") is
+    the document's period shifted; with neither, the document's period itself."""
+    absolute = row.periods or col.periods
+    if absolute:
+        return absolute[0]
+    relative = row if row.relative_years else col if col.relative_years else None
+    if relative is not None:
+        if chain.period is None:
+            return (
+                f"the header {relative.text!r} names its year relative to the document, but the "
+                "title, context and document title name no period"
+            )
+        return chain.period.years_later(relative.relative_years[0])
+    return chain.period or "no period in the headers or title"
+
+
+def _unreadable(
+    table: Table,
+    cell: Cell,
+    row: LabelReading,
+    col: LabelReading,
+    chain: _Chain,
+    result: TableMapping,
+) -> None:
+    """A value cell of a metric's row or column that holds neither a number nor an empty marker
+    ("see note 3", "12..5") is reported, never dropped."""
+    if is_empty(cell.text) or not (row.covered and col.covered):
+        return  # an empty cell, or a line whose label names nothing we map (a comments column)
+    if row.metrics or col.metrics or chain.metric:
+        result.review.append(
+            ReviewCandidate(
+                _value_locator(table, cell, row, col),
+                ReviewReason.UNREADABLE,
+                f"cell text {cell.text!r} is neither a number nor an empty marker",
+            )
+        )
+
+
 def _map_cell(
     table: Table,
     cell: Cell,
@@ -274,13 +393,13 @@ def _map_cell(
     problems: dict[ReviewReason, str],
 ) -> None:
     metric = (row.metrics or col.metrics or ((chain.metric,) if chain.metric else ()))[:1]
-    period = (row.periods or col.periods or ((chain.period,) if chain.period else ()))[:1]
+    period = _period(row, col, chain)
     entity = (row.entities or col.entities)[:1]
     if not metric:
         problems.setdefault(ReviewReason.MISSING_METRIC, "no metric in the headers or title")
         return
-    if not period:
-        problems.setdefault(ReviewReason.MISSING_PERIOD, "no period in the headers or title")
+    if isinstance(period, str):
+        problems.setdefault(ReviewReason.MISSING_PERIOD, period)
         return
     if not entity:
         if chain.entity is None:
@@ -288,18 +407,18 @@ def _map_cell(
             problems.setdefault(reason, "the table's title and context do not name one entity")
             return
         entity = (chain.entity,)
-    channel = row.channels or col.channels or (chain.channel,) if chain.channel else ()
     channel_code = row.channels or col.channels or ((chain.channel,) if chain.channel else ())
-    del channel
     definition = glossary.profile.metric(metric[0])
     assert definition is not None
     locator = _value_locator(table, cell, row, col)
+    if cell.confidence is not None:  # read by OCR: the locator carries the engine's score
+        locator += f",{confidence_mark(cell.confidence)}"
     unit, value = _unit_and_value(cell, parsed, row, col, chain, definition.kind, definition.unit)
     fact = CandidateFact(
         metric_code=metric[0],
         entity=entity[0],
         channel=channel_code[0] if channel_code else glossary.profile.defaults.channel,
-        period=period[0],
+        period=period,
         value=value,
         unit=unit,
         locator=locator,
@@ -311,6 +430,16 @@ def _map_cell(
                 ReviewReason.UNIT_MISMATCH,
                 f"{metric[0]} is measured as {definition.kind.value}, but the cell is a percentage "
                 "or the header names another unit",
+            )
+        )
+    elif cell.confidence is not None and cell.confidence < MIN_CONFIDENCE:
+        result.review.append(
+            ReviewCandidate(
+                locator,
+                ReviewReason.LOW_CONFIDENCE,
+                f"OCR read {cell.text!r} with confidence {cell.confidence:.2f}, "
+                f"below {MIN_CONFIDENCE}",
+                fact,
             )
         )
     elif parsed.approximate:

@@ -34,7 +34,11 @@ class Period:
 
     def previous_year(self) -> Period:
         """The same period one fiscal year earlier (the base of a year-on-year change)."""
-        return Period(self.year - 1, self.type)
+        return self.years_later(-1)
+
+    def years_later(self, years: int) -> Period:
+        """The same period ``years`` fiscal years later (earlier when negative)."""
+        return Period(self.year + years, self.type)
 
 
 @dataclass(frozen=True)
@@ -278,7 +282,19 @@ _FIRST_RELATIVE_ALONE = len(_RELATIVE_COMBOS) + len(_ABSOLUTE)
 def _compile() -> re.Pattern[str]:
     # Inner group names repeat across rules, so each rule's groups get a unique suffix.
     parts = [f"(?P<r{i}>{_suffix_groups(pattern, i)})" for i, (pattern, _) in enumerate(_RULES)]
-    return re.compile("|".join(parts), re.IGNORECASE)
+    alternatives = "|".join(parts)
+    # Trying ~30 alternatives at every character is most of a question's parse time; a match
+    # can only start at a digit or at the first character of a word the rules spell out, so a
+    # one-character lookahead skips the rest. Taken from the rules' own text (a superset: every
+    # letter run, group names and escapes included), it cannot miss a word added later.
+    return re.compile(f"(?=[{_first_characters(alternatives)}])(?:{alternatives})", re.IGNORECASE)
+
+
+def _first_characters(source: str) -> str:
+    """Digits, every CJK character and the first letter of every letter run in ``source``."""
+    firsts = {run[0].lower() for run in re.findall(r"[A-Za-z]+", source)}
+    cjk = set(re.findall(r"[^\x00-\x7f]", source))
+    return re.escape("0123456789" + "".join(sorted(firsts | {f.upper() for f in firsts} | cjk)))
 
 
 def _suffix_groups(pattern: str, index: int) -> str:
@@ -306,6 +322,49 @@ def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodM
         period = resolver(_RuleMatch(match, index), day, cal)
         relative = index < len(_RELATIVE_COMBOS) or index >= _FIRST_RELATIVE_ALONE
         yield PeriodMatch(period, match.start(), match.end(), relative)
+
+
+# Column headers of reports name the year relative to the document's own period: "本年 / 上年",
+# "Current year / Prior year", "CY / PY". The question words above count too; the others are
+# for table headers only (a question's "上期" or "PY" is left for the clarifier to ask about).
+_REL_HEADER = {
+    **_REL_YEAR_ZH,
+    **_REL_YEAR_EN,
+    "本期": 0,
+    "当期": 0,
+    "本报告期": 0,
+    "上期": -1,
+    "上年同期": -1,
+    "去年同期": -1,
+    "current period": 0,
+    "this period": 0,
+    "prior period": -1,
+    "previous period": -1,
+    "cy": 0,
+    "py": -1,
+}
+_REL_HEADER_PATTERN = re.compile(
+    rf"{_B}(?:{_alt([w for w in _REL_HEADER if w.isascii()])}){_E}"
+    rf"|{_alt([w for w in _REL_HEADER if not w.isascii()])}",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RelativeYear:
+    """A header word naming a year by its distance from the document's period (0, -1, -2)."""
+
+    offset: int
+    start: int
+    end: int
+
+
+def find_relative_years(text: str) -> list[RelativeYear]:
+    """Every relative-year header word in ``text`` ("本年", "上年同期", "Prior year", "PY")."""
+    return [
+        RelativeYear(_REL_HEADER[re.sub(r"\s+", " ", m.group().lower())], m.start(), m.end())
+        for m in _REL_HEADER_PATTERN.finditer(text)
+    ]
 
 
 def normalize_period(

@@ -29,6 +29,20 @@ class DocumentRecord:
 
 
 @dataclass(frozen=True)
+class DocumentSummary:
+    """What ``ragspine documents list`` shows of one document: its counts as stored now."""
+
+    doc_id: str
+    kind: str
+    facts: int
+    chunks: int
+    open_review: int
+    ingested_at: str
+    sensitivity: str
+    source_path: str
+
+
+@dataclass(frozen=True)
 class TextBlockRow:
     """Prose from a document at one structural position, with the codes it mentions."""
 
@@ -52,7 +66,11 @@ class ReviewState(StrEnum):
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """Something ingestion would not decide alone. ``proposed`` is the fact it would write."""
+    """Something ingestion would not decide alone. ``proposed`` is the fact it would write.
+
+    An item handed to the store with an ``item_id`` continues that earlier item of the same
+    document (re-ingested or renamed), keeping its id, its decision and its audit trail.
+    """
 
     doc_id: str
     locator: str

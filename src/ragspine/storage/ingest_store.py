@@ -1,20 +1,22 @@
 """The embedded workspace store: facts plus the manifest, text blocks and the review queue.
 
-Everything one document contributes is replaced in ONE transaction, so a reader never sees
-half a document and a failed write leaves the previous version intact.
+Everything one document contributes is replaced, renamed or removed in ONE transaction, so a
+reader never sees half a document and a failed write leaves the previous version intact.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
     AuditEntry,
     DocumentRecord,
+    DocumentSummary,
     ReviewItem,
     ReviewState,
     TextBlockRow,
@@ -100,10 +102,12 @@ _BLOCK_COLUMNS = (
 _CHUNK_COLUMNS = (
     "chunk_id, doc_id, locator, title, text, entities, periods, language, sensitivity, version"
 )
-_REVIEW_COLUMNS = (
-    "item_id, doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, "
-    "resolved_at, corrected_value"
+_REVIEW_INSERT = (
+    "doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, resolved_at, "
+    "corrected_value"
 )
+_REVIEW_COLUMNS = f"item_id, {_REVIEW_INSERT}"
+_MARKS = ", ".join("?" for _ in _REVIEW_INSERT.split(","))
 
 
 class SQLiteWorkspaceStore(SQLiteFactStore):
@@ -136,17 +140,26 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         blocks: Sequence[TextBlockRow],
         review: Sequence[ReviewItem],
         chunks: Sequence[Chunk] = (),
+        *,
+        replaces: str | None = None,
     ) -> None:
-        """Swap in everything one document contributes, atomically."""
+        """Swap in everything one document contributes, atomically.
+
+        ``replaces`` names a document this one supersedes under another id (a renamed file):
+        its rows go in the same transaction, so the store never holds both names or neither.
+        A review item with an ``item_id`` keeps that id, its state and its audit trail; a
+        decided one gets a "carried over" audit entry.
+        """
         doc_id = record.doc_id
         for fact in facts:
             if fact.source_doc_id != doc_id:
                 raise ValueError(f"fact of {fact.source_doc_id!r} filed under {doc_id!r}")
         now = utc_timestamp()
         with self._transaction(f"replace document {doc_id!r}") as conn:
-            for table in ("fact_metric", "text_blocks", "review_items", "chunks"):
-                column = "source_doc_id" if table == "fact_metric" else "doc_id"
-                conn.execute(f"DELETE FROM {table} WHERE {column} = ?", (doc_id,))
+            _delete_rows(conn, doc_id)
+            if replaces is not None and replaces != doc_id:
+                _delete_rows(conn, replaces)
+                _delete_manifest(conn, replaces)
             conn.executemany(
                 f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_chunk_row(c) for c in chunks],
@@ -156,14 +169,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_block_row(b) for b in blocks],
             )
-            conn.executemany(
-                "INSERT INTO review_items (doc_id, locator, reason, detail, proposed, state, "
-                "sensitivity, created_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
-                [
-                    (doc_id, r.locator, r.reason, r.detail, _json(r.proposed), r.sensitivity, now)
-                    for r in review
-                ],
-            )
+            _insert_review(conn, doc_id, review, now, _carry_note(record, replaces))
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
                 f"VALUES ({', '.join('?' for _ in range(13))})",
@@ -192,22 +198,41 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                     f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ?", (sensitivity, doc_id)
                 )
 
-    def remove_document(self, doc_id: str) -> None:
+    def remove_document(self, doc_id: str) -> bool:
+        """Retire a document: its facts, text blocks, chunks, review items and manifest row
+        go in one transaction (the audit log is history and stays). False if it was unknown."""
         with self._transaction(f"remove document {doc_id!r}") as conn:
-            conn.execute("DELETE FROM fact_metric WHERE source_doc_id = ?", (doc_id,))
-            for table in ("text_blocks", "review_items", "chunks", "documents"):
-                conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
+            _delete_rows(conn, doc_id)
+            return _delete_manifest(conn, doc_id)
+
+    def document_summaries(self) -> list[DocumentSummary]:
+        """Every document with its stored counts, by id: what ``documents list`` shows."""
+        rows = self._query(
+            "SELECT d.doc_id, d.kind, "
+            "(SELECT COUNT(*) FROM fact_metric f WHERE f.source_doc_id = d.doc_id), "
+            "(SELECT COUNT(*) FROM chunks c WHERE c.doc_id = d.doc_id), "
+            "(SELECT COUNT(*) FROM review_items r WHERE r.doc_id = d.doc_id AND r.state = ?), "
+            "d.ingested_at, d.sensitivity, d.source_path FROM documents d ORDER BY d.doc_id",
+            (ReviewState.OPEN.value,),
+        )
+        return [DocumentSummary(*row) for row in rows]
 
     # --- facts across documents ----------------------------------------------------------
 
-    def approved_values(self, key: tuple[str, str, str, str, str], exclude_doc: str) -> list[Fact]:
-        """Approved facts of other documents for one key (any sensitivity): conflict checks."""
+    def approved_values(
+        self, key: tuple[str, str, str, str, str], exclude_docs: Collection[str]
+    ) -> list[Fact]:
+        """Approved facts of other documents for one key (any sensitivity): conflict checks.
+
+        ``exclude_docs`` are the document being written and the one it replaces, if any.
+        """
+        excluded = sorted(exclude_docs)
         rows = self._query(
             f"SELECT {', '.join(FACT_FIELDS)} FROM fact_metric WHERE metric_code = ? "
             "AND entity = ? AND period_type = ? AND period = ? AND channel = ? "
-            "AND source_doc_id <> ? AND review_status = ? "
-            "ORDER BY source_doc_id",
-            (*key, exclude_doc, ReviewStatus.APPROVED.value),
+            f"AND source_doc_id NOT IN ({', '.join('?' for _ in excluded)}) "
+            "AND review_status = ? ORDER BY source_doc_id",
+            (*key, *excluded, ReviewStatus.APPROVED.value),
         )
         return [Fact(*row) for row in rows]
 
@@ -254,10 +279,14 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
 
     # --- review queue ----------------------------------------------------------------------
 
-    def list_review(self, state: ReviewState | None = None) -> list[ReviewItem]:
-        where, params = ("WHERE state = ? ", (state.value,)) if state else ("", ())
+    def list_review(
+        self, state: ReviewState | None = None, *, doc_id: str | None = None
+    ) -> list[ReviewItem]:
+        clauses = [(c, v) for c, v in (("state", state), ("doc_id", doc_id)) if v is not None]
+        where = f"WHERE {' AND '.join(f'{c} = ?' for c, _ in clauses)} " if clauses else ""
         rows = self._query(
-            f"SELECT {_REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id", params
+            f"SELECT {_REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id",
+            [str(v) for _, v in clauses],
         )
         return [_review_from_row(row) for row in rows]
 
@@ -305,6 +334,53 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             f"SELECT item_id, action, detail, at FROM review_audit {where}ORDER BY audit_id", params
         )
         return [AuditEntry(*row) for row in rows]
+
+
+def _delete_rows(conn: sqlite3.Connection, doc_id: str) -> None:
+    """Delete every row a document contributed; its manifest row is the caller's business."""
+    conn.execute("DELETE FROM fact_metric WHERE source_doc_id = ?", (doc_id,))
+    for table in ("text_blocks", "review_items", "chunks"):
+        conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
+
+
+def _delete_manifest(conn: sqlite3.Connection, doc_id: str) -> bool:
+    return conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount > 0
+
+
+def _carry_note(record: DocumentRecord, replaces: str | None) -> str:
+    where = f"{record.doc_id} (renamed from {replaces})" if replaces else record.doc_id
+    return f"unchanged in {where}, content {record.content_hash[:12]}"
+
+
+def _insert_review(
+    conn: sqlite3.Connection, doc_id: str, review: Sequence[ReviewItem], now: str, note: str
+) -> None:
+    """Insert a document's review items; continued ones keep their id, state and decision."""
+    for item in review:
+        values = (
+            doc_id,
+            item.locator,
+            item.reason,
+            item.detail,
+            _json(item.proposed),
+            item.state.value,
+            item.sensitivity,
+            item.created_at or now,
+            item.resolved_at,
+            item.corrected_value,
+        )
+        if not item.item_id:
+            conn.execute(f"INSERT INTO review_items ({_REVIEW_INSERT}) VALUES ({_MARKS})", values)
+            continue
+        conn.execute(
+            f"INSERT INTO review_items (item_id, {_REVIEW_INSERT}) VALUES (?, {_MARKS})",
+            (item.item_id, *values),
+        )
+        if item.state is not ReviewState.OPEN:
+            conn.execute(
+                "INSERT INTO review_audit (item_id, action, detail, at) VALUES (?, ?, ?, ?)",
+                (item.item_id, f"{item.state.value} (carried over)", note, now),
+            )
 
 
 def _json(value: dict[str, object] | None) -> str | None:

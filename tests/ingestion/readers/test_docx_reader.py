@@ -76,7 +76,8 @@ def test_table_keeps_merged_cells_and_its_caption(memo: ExtractedDocument) -> No
 def test_table_without_caption_is_named_by_its_heading(memo: ExtractedDocument) -> None:
     table = memo.tables[1]
     assert table.locator_prefix == "table=2"
-    assert (table.title, table.context) == ("Risks", ("Rates may rise.",))
+    # "Risks" (outline level 2) sits under "展望" (标题 1): the enclosing heading comes last.
+    assert (table.title, table.context) == ("Risks", ("Rates may rise.", "展望"))
     assert _cells(table) == [[("Rate", False), ("5%", False)]]
 
 

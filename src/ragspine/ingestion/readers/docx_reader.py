@@ -1,13 +1,26 @@
-"""Read a Word document: headings divide it into sections of paragraphs and tables."""
+"""Read a Word document: headings divide it into sections of paragraphs and tables.
+
+Page headers and footers, and text boxes, sit outside that flow and are read as parts of their
+own (``header=1,…``, ``footer=1,…``, ``textbox=1,…``). The headers in force over a section
+often name the entity or period its tables report, so they are every such table's last context.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import docx
+from docx.document import Document as WordDocument
+from docx.enum.section import WD_HEADER_FOOTER
 from docx.exceptions import PythonDocxError
 from docx.opc.exceptions import OpcError
+from docx.oxml.ns import qn
+from docx.oxml.xmlchemy import BaseOxmlElement
+from docx.section import Section
+from docx.shared import StoryChild
 from docx.table import Table as DocxTable
 from docx.table import _Cell as DocxCell
 from docx.text.paragraph import Paragraph
@@ -15,10 +28,15 @@ from lxml import etree
 
 from ragspine.ingestion.model import Cell, ExtractedDocument
 from ragspine.ingestion.readers.boundary import bad_file_errors
-from ragspine.ingestion.readers.sections import SectionWriter, TableNumbering
+from ragspine.ingestion.readers.sections import PartWriter, SectionWriter, TableNumbering
 
 _HEADING_STYLES = ("heading", "标题", "title")
 _BODY_OUTLINE_LEVEL = 9  # Word's outline level for body text; 0-8 are heading levels
+# A text box written by Word appears twice: as a DrawingML shape and, for old readers, as a
+# VML copy inside mc:Fallback. Only the first is read.
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+_Block = Paragraph | DocxTable
 
 
 class DocxReader:
@@ -30,17 +48,125 @@ class DocxReader:
         with bad_file_errors(path, "Word document", PythonDocxError, OpcError, etree.LxmlError):
             word = docx.Document(str(path))
             document = ExtractedDocument(path=path, title=word.core_properties.title or "")
-            writer = SectionWriter(document)
-            for item in word.iter_inner_content():
-                if isinstance(item, DocxTable):
-                    writer.table(_grid(item), TableNumbering.DOCUMENT)
-                    continue
-                text = item.text.strip()
-                if text and _is_heading(item):
-                    writer.heading(" ".join(text.split()))
-                elif text:
-                    writer.paragraph(text)
+            _read_body(word, document)
             return document
+
+
+def _read_body(word: WordDocument, document: ExtractedDocument) -> None:
+    """The body in order; each section's new headers before it, its new footers after it."""
+    writer = SectionWriter(document)
+    margins = _Margins(document)
+    sections = iter(word.sections)
+    section = next(sections, None)
+    if section is not None:
+        writer.context = margins.headers(section)
+    boxes = 0
+    for item in word.iter_inner_content():
+        _write(item, writer)
+        for box in _text_boxes(item):
+            boxes += 1
+            part = PartWriter(
+                document, f"textbox={boxes}", writer.heading_text, writer.surroundings
+            )
+            _write_part(box, part)
+        if section is not None and _ends_section(item):
+            margins.footers(section)
+            section = next(sections, None)
+            if section is not None:
+                writer.context = margins.headers(section)
+    if section is not None:
+        margins.footers(section)
+
+
+def _write(item: _Block, writer: SectionWriter) -> None:
+    if isinstance(item, DocxTable):
+        writer.table(_grid(item), TableNumbering.DOCUMENT)
+        return
+    text = item.text.strip()
+    if text and _is_heading(item):
+        writer.heading(" ".join(text.split()), _heading_level(item))
+    elif text:
+        writer.paragraph(text)
+
+
+def _write_part(items: Iterable[_Block], writer: PartWriter) -> None:
+    for item in items:
+        if isinstance(item, DocxTable):
+            writer.table(_grid(item))
+        elif text := item.text.strip():
+            writer.paragraph(text)
+
+
+def _ends_section(item: _Block) -> bool:
+    """A paragraph carrying section properties is the last one of its section."""
+    if isinstance(item, DocxTable):
+        return False
+    ppr = item._p.pPr
+    return ppr is not None and ppr.sectPr is not None
+
+
+def _text_boxes(item: _Block) -> Iterator[list[_Block]]:
+    """The contents of each text box anchored in ``item``, in document order."""
+    for content in item._element.iter(qn("w:txbxContent")):
+        if next(content.iterancestors(_FALLBACK), None) is None:
+            yield list(_children(content, item))
+
+
+def _children(element: BaseOxmlElement, parent: StoryChild) -> Iterator[_Block]:
+    for child in element:
+        if child.tag == qn("w:p"):
+            yield Paragraph(child, parent)
+        elif child.tag == qn("w:tbl"):
+            yield DocxTable(child, parent)
+
+
+@dataclass
+class _Margins:
+    """Page headers and footers: each distinct one read once, and the headers in force."""
+
+    document: ExtractedDocument
+    read: dict[str, list[tuple[str, ...]]] = field(
+        default_factory=lambda: {"header": [], "footer": []}
+    )
+    in_force: dict[WD_HEADER_FOOTER, tuple[str, ...]] = field(default_factory=dict)
+
+    def headers(self, section: Section) -> tuple[str, ...]:
+        """Read the section's own headers; return the header paragraphs in force over it."""
+        variants = {
+            WD_HEADER_FOOTER.PRIMARY: section.header,
+            WD_HEADER_FOOTER.FIRST_PAGE: section.first_page_header,
+            WD_HEADER_FOOTER.EVEN_PAGE: section.even_page_header,
+        }
+        for variant, header in variants.items():
+            if not header.is_linked_to_previous:  # linked: the previous section's stays in force
+                items = list(header.iter_inner_content())
+                self._read("header", items)
+                self.in_force[variant] = tuple(
+                    text
+                    for item in items
+                    if isinstance(item, Paragraph)
+                    if (text := item.text.strip())
+                )
+        return tuple(dict.fromkeys(text for texts in self.in_force.values() for text in texts))
+
+    def footers(self, section: Section) -> None:
+        for footer in (section.footer, section.first_page_footer, section.even_page_footer):
+            if not footer.is_linked_to_previous:
+                self._read("footer", list(footer.iter_inner_content()))
+
+    def _read(self, kind: str, items: list[_Block]) -> None:
+        content = tuple(_text(item) for item in items)
+        seen = self.read[kind]
+        if not any(content) or content in seen:
+            return
+        seen.append(content)
+        _write_part(items, PartWriter(self.document, f"{kind}={len(seen)}"))
+
+
+def _text(item: _Block) -> str:
+    if isinstance(item, Paragraph):
+        return item.text.strip()
+    return "\t".join(cell.text.strip() for row in item.rows for cell in row.cells)
 
 
 def _is_heading(paragraph: Paragraph) -> bool:
@@ -50,6 +176,19 @@ def _is_heading(paragraph: Paragraph) -> bool:
         return True
     level = _outline_level(paragraph)
     return level is not None and level < _BODY_OUTLINE_LEVEL
+
+
+def _heading_level(paragraph: Paragraph) -> int:
+    """1 for the outermost heading: from the outline level, else the style ("Heading 2")."""
+    level = _outline_level(paragraph)
+    if level is not None and level < _BODY_OUTLINE_LEVEL:
+        return level + 1
+    style = paragraph.style
+    name = (style.name or "").strip().lower() if style is not None else ""
+    if name.startswith("title"):
+        return 0
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return int(digits) if digits else 1
 
 
 def _outline_level(paragraph: Paragraph) -> int | None:

@@ -1,8 +1,11 @@
-"""Read a PDF's text layer: ruled tables as grids, the remaining text as paragraphs per page.
+"""Read a PDF's text layer: tables as grids, the remaining text as paragraphs per page.
 
-A page without a text layer (a scan) is reported for OCR, never skipped silently. Paragraphs
-come from line geometry: a line starts a new paragraph when it sits more than 1.5 line heights
-below the previous one, changes font size, or turns from heading to body.
+Tables are ruled grids, or numbers standing in aligned columns without rules (``pdf_layout``).
+A page without a usable text layer (a scan) is read by OCR when the ``ocr`` extra is installed
+(``ingestion.ocr``) and reported for review otherwise, never skipped silently. A two-column
+page is read column by column. Paragraphs come from line geometry: a line starts a new
+paragraph when it sits more than 1.5 line heights below the previous one, changes font size,
+or turns from heading to body.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pdfplumber.table import Table as PdfTable
 from pdfplumber.utils.exceptions import MalformedPDFException, PdfminerException
 
 from ragspine.errors import IngestError
+from ragspine.ingestion import ocr
 from ragspine.ingestion.model import (
     Cell,
     ExtractedDocument,
@@ -31,13 +35,19 @@ from ragspine.ingestion.model import (
     TextBlock,
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors
-
-_BBox = tuple[float, float, float, float]  # x0, top, x1, bottom
+from ragspine.ingestion.readers.pdf_layout import (
+    BBox,
+    PageTable,
+    borderless_tables,
+    reading_regions,
+)
 
 _HEADING_SIZE_RATIO = 1.15  # a line this much larger than the body text reads as a heading
 _PARAGRAPH_PITCH = 1.5  # line-to-line distance, in line heights, that starts a paragraph
 _CONTEXT_LINES = 3.0  # paragraphs within this many body lines of a table describe it
 _UNMAPPED_SHARE = 0.1  # share of "(cid:N)" glyphs beyond which the text layer is unusable
+_SCAN_SHARE = 0.5  # a picture covering this share of the page, with no text on it, is a scan
+_OCR_RESOLUTION = 200  # dpi a scanned page is rendered at for OCR (scans are 200-300 dpi)
 # What generators (reportlab's canvas and document templates) stamp when the author set no title.
 _PLACEHOLDER_TITLES = frozenset({"", "untitled", "(anonymous)"})
 
@@ -128,11 +138,9 @@ def _read_page(page: Page, number: int, heading: str, document: ExtractedDocumen
     problem = _text_layer_problem(page)
     if problem:
         if page.chars or page.images:
-            document.issues.append(ReaderIssue(f"page={number}", problem))
+            _read_scan(page, number, problem, heading, document)
         return heading
-    tables = sorted(
-        (t for t in page.find_tables() if _is_grid(t)), key=lambda t: (t.bbox[1], t.bbox[0])
-    )
+    tables = _page_tables(page)
     prose = _prose(page, [t.bbox for t in tables])
     for k, table in enumerate(tables, start=1):
         document.tables.append(_table(table, f"page={number},table={k}", prose, heading))
@@ -151,7 +159,51 @@ def _text_layer_problem(page: Page) -> str:
     unmapped = sum(str(c["text"]).startswith("(cid:") for c in page.chars)
     if unmapped > _UNMAPPED_SHARE * len(page.chars):
         return "needs OCR: text layer has no Unicode mapping"
+    if _scanned_picture(page):
+        return "needs OCR: page is a scanned picture with text only around it"
     return ""
+
+
+def _scanned_picture(page: Page) -> bool:
+    """A picture over most of the page with no text drawn on it: a scan with a typed stamp.
+
+    A searchable scan carries its (invisible) OCR text over the picture, so it is read as text.
+    """
+    area = float(page.width) * float(page.height)
+    for image in page.images:
+        box = (float(image["x0"]), float(image["top"]), float(image["x1"]), float(image["bottom"]))
+        covered = max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+        if covered >= _SCAN_SHARE * area and not any(_inside(c, [box]) for c in page.chars):
+            return True
+    return False
+
+
+def _read_scan(
+    page: Page, number: int, problem: str, heading: str, document: ExtractedDocument
+) -> None:
+    """OCR the rendered page when the ``ocr`` extra is installed; else report what to install."""
+    locator = f"page={number}"
+    if not ocr.ocr_available():
+        document.issues.append(ReaderIssue(locator, f"{problem}; {ocr.missing_hint()}"))
+        return
+    picture = page.to_image(resolution=_OCR_RESOLUTION).original
+    try:
+        content = ocr.read_scan(picture, locator, heading)
+    except ocr.OcrError as exc:  # the page waits for a reviewer; the rest of the file is kept
+        document.issues.append(ReaderIssue(locator, f"{problem}, and OCR failed: {exc}"))
+        return
+    if not content.tables and not content.blocks:
+        document.issues.append(ReaderIssue(locator, f"{problem}, and OCR found no text on it"))
+        return
+    document.tables += content.tables
+    document.blocks += content.blocks
+
+
+def _page_tables(page: Page) -> list[PageTable]:
+    """Ruled tables, then tables without rules in the text around them, top to bottom."""
+    ruled = [PageTable(t.bbox, _grid(t)) for t in page.find_tables() if _is_grid(t)]
+    tables = ruled + borderless_tables(_outside(page, [t.bbox for t in ruled]))
+    return sorted(tables, key=lambda t: (t.bbox[1], t.bbox[0]))
 
 
 def _is_grid(table: PdfTable) -> bool:
@@ -159,9 +211,12 @@ def _is_grid(table: PdfTable) -> bool:
     return len(table.rows) >= 2 and len(table.columns) >= 2
 
 
-def _prose(page: Page, boxes: list[_BBox]) -> _Prose:
-    outside = page.filter(lambda obj: obj.get("object_type") != "char" or not _inside(obj, boxes))
-    lines = [_Line.of(raw) for raw in outside.extract_text_lines(return_chars=True)]
+def _prose(page: Page, boxes: list[BBox]) -> _Prose:
+    lines = [
+        _Line.of(raw)
+        for region in reading_regions(_outside(page, boxes))
+        for raw in region.extract_text_lines(return_chars=True)
+    ]
     lines = [line for line in lines if line.text]
     if not lines:
         return _Prose([], [], 0.0)
@@ -169,7 +224,12 @@ def _prose(page: Page, boxes: list[_BBox]) -> _Prose:
     return _Prose(lines, _paragraphs(lines, body_size, body_bold), body_size)
 
 
-def _inside(obj: dict[str, Any], boxes: Sequence[_BBox]) -> bool:
+def _outside(page: Page, boxes: Sequence[BBox]) -> Page:
+    """The page without the characters inside ``boxes``."""
+    return page.filter(lambda obj: obj.get("object_type") != "char" or not _inside(obj, boxes))
+
+
+def _inside(obj: dict[str, Any], boxes: Sequence[BBox]) -> bool:
     x = (float(obj["x0"]) + float(obj["x1"])) / 2
     y = (float(obj["top"]) + float(obj["bottom"])) / 2
     return any(x0 <= x <= x1 and top <= y <= bottom for x0, top, x1, bottom in boxes)
@@ -227,7 +287,7 @@ def _is_cjk(char: str) -> bool:
     )
 
 
-def _table(table: PdfTable, prefix: str, prose: _Prose, carried_heading: str) -> Table:
+def _table(table: PageTable, prefix: str, prose: _Prose, carried_heading: str) -> Table:
     """The title is the nearest line above; the context, paragraphs close above or below."""
     _, top, _, bottom = table.bbox
     above = [line for line in prose.lines if line.bottom <= top + 1]
@@ -243,7 +303,7 @@ def _table(table: PdfTable, prefix: str, prose: _Prose, carried_heading: str) ->
     governing = headings[-1] if headings else carried_heading
     if governing and governing != title and governing not in context:
         context.append(governing)
-    return Table(_grid(table), prefix, LocatorStyle.GRID, title, tuple(context))
+    return Table(table.cells, prefix, LocatorStyle.GRID, title, tuple(context))
 
 
 def _grid(table: PdfTable) -> tuple[tuple[Cell, ...], ...]:
@@ -251,7 +311,7 @@ def _grid(table: PdfTable) -> tuple[tuple[Cell, ...], ...]:
     texts = table.extract()
     rows = [row.cells for row in table.rows]
     columns = [column.cells for column in table.columns]
-    origin: dict[_BBox, tuple[int, int]] = {}
+    origin: dict[BBox, tuple[int, int]] = {}
     for r, row in enumerate(rows):
         for c, bbox in enumerate(row):
             if bbox is not None:
@@ -272,7 +332,7 @@ def _grid(table: PdfTable) -> tuple[tuple[Cell, ...], ...]:
     return tuple(tuple(cell(r, c) for c in range(len(row))) for r, row in enumerate(rows))
 
 
-def _centre(row: Sequence[_BBox | None], column: Sequence[_BBox | None]) -> tuple[float, float]:
+def _centre(row: Sequence[BBox | None], column: Sequence[BBox | None]) -> tuple[float, float]:
     """Centre of one grid position: the row's and column's narrowest extents meet there."""
     in_row = [b for b in row if b is not None]
     in_column = [b for b in column if b is not None]
@@ -282,7 +342,7 @@ def _centre(row: Sequence[_BBox | None], column: Sequence[_BBox | None]) -> tupl
 
 
 def _covering(
-    point: tuple[float, float], cells: dict[_BBox, tuple[int, int]]
+    point: tuple[float, float], cells: dict[BBox, tuple[int, int]]
 ) -> tuple[int, int] | None:
     x, y = point
     for (x0, top, x1, bottom), position in cells.items():

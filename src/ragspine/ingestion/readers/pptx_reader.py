@@ -1,4 +1,5 @@
-"""Read a PowerPoint deck: per slide its title, body text, notes and tables, in reading order."""
+"""Read a PowerPoint deck: per slide its title, body text, notes, tables and charts, in reading
+order."""
 
 from __future__ import annotations
 
@@ -27,10 +28,12 @@ from ragspine.ingestion.model import (
     TextBlock,
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors
+from ragspine.ingestion.readers.pptx_chart import one_line, read_chart
 
 
 class PptxReader:
-    """Slides → title/body/notes blocks (``slide=N,…``), SEMANTIC tables (``slide=N,table=k``)."""
+    """Slides → title/body/notes blocks (``slide=N,…``), SEMANTIC tables (``slide=N,table=k``),
+    CHART tables (``slide=N,chart=k``)."""
 
     suffixes: tuple[str, ...] = (".pptx",)
 
@@ -56,7 +59,7 @@ class _Placed:
 
 def _read_slide(slide: Slide, number: int, document: ExtractedDocument) -> None:
     title_shape = slide.shapes.title
-    title = _one_line(title_shape.text_frame.text) if title_shape is not None else ""
+    title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
     if title:
         document.blocks.append(TextBlock(title, f"slide={number},title", "title", title))
     placed = sorted(_leaves(slide.shapes), key=lambda p: p.order)
@@ -83,14 +86,17 @@ def _read_slide(slide: Slide, number: int, document: ExtractedDocument) -> None:
                 context=tuple(text for _, text in nearest_first),
             )
         )
-    charts = sum(frame.has_chart for _, frame in frames)
-    for k in range(1, charts + 1):
-        document.issues.append(
-            ReaderIssue(
-                f"slide={number},chart={k}", "chart not read: its numbers are not extracted"
-            )
-        )
-    if not (title or texts or tables) and any(isinstance(p.shape, Picture) for p in placed):
+    charts = [(p, frame.chart) for p, frame in frames if frame.has_chart]
+    for k, (where, chart) in enumerate(charts, start=1):
+        nearest_first = sorted(texts, key=lambda item: _gap(item[0], where))
+        context = [text for _, text in nearest_first]
+        reading = read_chart(chart, f"slide={number},chart={k}", title, context)
+        if reading.table is not None:
+            document.tables.append(reading.table)
+        document.issues.extend(reading.issues)
+    if not (title or texts or tables or charts) and any(
+        isinstance(p.shape, Picture) for p in placed
+    ):
         document.issues.append(
             ReaderIssue(f"slide={number}", "needs OCR: slide has pictures but no text")
         )
@@ -118,10 +124,6 @@ def _shape_text(shape: Shape) -> str:
         return ""
     lines = (p.text.replace("\v", "\n").strip() for p in shape.text_frame.paragraphs)
     return "\n".join(line for line in lines if line)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.replace("\v", " ").split())
 
 
 def _gap(a: _Placed, b: _Placed) -> float:

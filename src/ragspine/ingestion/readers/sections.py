@@ -2,7 +2,9 @@
 
 Each heading starts a section (``section=s,heading``); the paragraphs under it count from 1
 (``section=s,para=i``); text before the first heading is section 0. A table is named by the
-caption directly above it ("表1 …", "Table 2 …") or else by its section heading.
+caption directly above it ("表1 …", "Table 2 …") or else by its section heading. Text outside
+the flow of headings (a Word page header, footer or text box) is numbered within its own part
+instead (``header=h,para=i``, ``textbox=b,table=k``).
 """
 
 from __future__ import annotations
@@ -35,8 +37,21 @@ class SectionWriter:
     # Paragraphs since the last heading or table, newest last: what a table's caption and
     # context are taken from.
     recent: list[str] = field(default_factory=list)
+    # Text in force over the stretch being written (a Word section's page headers): the last,
+    # farthest context of every table.
+    context: tuple[str, ...] = ()
+    # The headings the current one sits under, (level, text) from the outermost in: "North"
+    # above "Key figures" names the entity that section's tables leave out.
+    enclosing: list[tuple[int, str]] = field(default_factory=list)
+    _level: int = 1
 
-    def heading(self, text: str) -> None:
+    def heading(self, text: str, level: int = 1) -> None:
+        """Start a section; ``level`` (1 = outermost) says which open headings enclose it."""
+        if self.heading_text:
+            self.enclosing.append((self._level, self.heading_text))
+        while self.enclosing and self.enclosing[-1][0] >= level:
+            self.enclosing.pop()
+        self._level = level
         self.section += 1
         self.heading_text = text
         self.paragraphs = 0
@@ -60,11 +75,58 @@ class SectionWriter:
             prefix = f"section={self.section},table={self.tables_in_section}"
         else:
             prefix = f"table={self.tables_in_document}"
-        above = list(reversed(self.recent))
-        caption = above[0] if above and _CAPTION.match(above[0]) else ""
-        context = [text for text in above if text != caption][:_CONTEXT_PARAGRAPHS]
-        if caption and self.heading_text:
-            context.append(self.heading_text)
-        title = caption or self.heading_text
-        self.document.tables.append(Table(cells, prefix, LocatorStyle.GRID, title, tuple(context)))
+        table = _named(cells, prefix, self.recent, self.heading_text, self.surroundings)
+        self.document.tables.append(table)
         self.recent = []
+
+    @property
+    def surroundings(self) -> tuple[str, ...]:
+        """The enclosing headings, innermost first, then the context in force."""
+        return (*(text for _, text in reversed(self.enclosing)), *self.context)
+
+
+@dataclass
+class PartWriter:
+    """Appends the blocks and tables of one part outside the headings (``part`` = "header=1").
+
+    ``title`` is the heading its blocks sit under; ``context`` as for ``SectionWriter``.
+    """
+
+    document: ExtractedDocument
+    part: str
+    title: str = ""
+    context: tuple[str, ...] = ()
+    paragraphs: int = 0
+    tables: int = 0
+    recent: list[str] = field(default_factory=list)
+
+    def paragraph(self, text: str) -> None:
+        self.paragraphs += 1
+        locator = f"{self.part},para={self.paragraphs}"
+        self.document.blocks.append(TextBlock(text, locator, "paragraph", self.title))
+        self.recent.append(text)
+
+    def table(self, cells: tuple[tuple[Cell, ...], ...]) -> None:
+        self.tables += 1
+        prefix = f"{self.part},table={self.tables}"
+        table = _named(cells, prefix, self.recent, self.title, self.context)
+        self.document.tables.append(table)
+        self.recent = []
+
+
+def _named(
+    cells: tuple[tuple[Cell, ...], ...],
+    prefix: str,
+    recent: list[str],
+    heading: str,
+    farthest: tuple[str, ...],
+) -> Table:
+    """A table titled by the caption right above it, else by its heading."""
+    above = list(reversed(recent))
+    caption = above[0] if above and _CAPTION.match(above[0]) else ""
+    context = [text for text in above if text != caption][:_CONTEXT_PARAGRAPHS]
+    if caption and heading:
+        context.append(heading)
+    title = caption or heading
+    context += [text for text in farthest if text != title and text not in context]
+    return Table(cells, prefix, LocatorStyle.GRID, title, tuple(context))

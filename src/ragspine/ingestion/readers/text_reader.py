@@ -1,5 +1,10 @@
 """Read Markdown and plain text: blank lines end paragraphs; in Markdown, ``#`` headings start
-sections and pipe tables become tables."""
+sections and pipe tables become tables.
+
+A Markdown table is named by the caption above it or its section's heading, and the headings
+it sits under ("# Northern region" above "## Key figures") are its farthest context, nearest
+first: they often name the entity or period the table itself leaves out.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from ragspine.ingestion.model import Cell, ExtractedDocument
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.sections import SectionWriter, TableNumbering
 
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
@@ -90,9 +95,9 @@ def _markdown(lines: list[str], writer: SectionWriter) -> None:
             continue
         if heading:
             flush()
-            title = _plain(heading.group(1) or "")
+            title = _plain(heading.group(2) or "")
             if title:  # a bare "#" is an empty heading: nothing to name a section with
-                writer.heading(title)
+                writer.heading(title, level=len(heading.group(1)))
         elif _table_starts(lines, i):
             flush()
             end = i + 2

@@ -1,15 +1,26 @@
-"""Read an Excel workbook: each worksheet's used range becomes one table of computed values."""
+"""Read an Excel workbook: each worksheet's used range becomes one table of computed values.
+
+Lines of a single text cell above a sheet's grid ("<Company> <region> — five-year summary",
+"USD m") are the table's title and context, nearest first, followed by the sheet name: they name
+the entity, unit and period the grid's own headers leave out.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import io
+import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from openpyxl import load_workbook
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.utils import get_column_letter
+from openpyxl.utils.cell import coordinate_to_tuple
 from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.xml.constants import SHEET_MAIN_NS
+from openpyxl.xml.functions import iterparse
 
 from ragspine.ingestion.model import Cell, ExtractedDocument, LocatorStyle, ReaderIssue, Table
 from ragspine.ingestion.readers.boundary import bad_file_errors
@@ -19,6 +30,11 @@ from ragspine.ingestion.readers.number_format import render_number
 _Coord = tuple[int, int]
 
 _MISSING_VALUE = "formula without a computed value"
+_ROW_TAG = f"{{{SHEET_MAIN_NS}}}row"
+_CELL_TAG = f"{{{SHEET_MAIN_NS}}}c"
+_FORMULA_TAG = f"{{{SHEET_MAIN_NS}}}f"
+# A sheet part without this byte pattern holds no formula and is not parsed a second time.
+_ANY_FORMULA = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s/>]")
 
 
 class XlsxReader:
@@ -28,36 +44,54 @@ class XlsxReader:
 
     def read(self, path: Path) -> ExtractedDocument:
         with bad_file_errors(path, "Excel workbook", InvalidFileException, SyntaxError):
-            # data_only: the values Excel computed and cached, not the formulas' text.
-            workbook = load_workbook(path, data_only=True, keep_links=False)
-            formulas = _formula_cells(path)
+            # data_only: the values Excel computed and cached, not the formulas' text. The
+            # workbook is loaded once; where formulas are is read from the sheet parts directly.
+            excel = ExcelReader(path, read_only=False, data_only=True, keep_links=False)
+            excel.read()
+            workbook = excel.wb
+            parts = {sheet.name: rel.target for sheet, rel in excel.parser.find_sheets()}
+            formulas = _formula_cells(path, parts)
             document = ExtractedDocument(path=path, title=workbook.properties.title or "")
             for sheet in workbook.worksheets:
                 _read_sheet(sheet, formulas.get(sheet.title, set()), document)
             return document
 
 
-def _formula_cells(path: Path) -> dict[str, set[_Coord]]:
-    """Where each sheet holds a formula: the computed-values pass cannot tell them from blanks."""
-    workbook = load_workbook(path, read_only=True, data_only=False, keep_links=False)
-    try:
-        return {
-            sheet.title: {
-                (cell.row, cell.column)
-                for row in sheet.iter_rows()
-                for cell in row
-                if cell.data_type == "f"
-            }
-            for sheet in workbook.worksheets
-            if hasattr(sheet, "iter_rows")  # chartsheets have no cells
-        }
-    finally:
-        workbook.close()
+def _formula_cells(path: Path, parts: dict[str, str]) -> dict[str, set[_Coord]]:
+    """Where each sheet holds a formula: the computed-values load cannot tell them from blanks."""
+    found: dict[str, set[_Coord]] = {}
+    with zipfile.ZipFile(path) as archive:
+        names = set(archive.namelist())
+        for title, part in parts.items():
+            if part not in names:
+                continue
+            xml = archive.read(part)
+            if _ANY_FORMULA.search(xml):
+                found[title] = set(_formula_coords(xml))
+    return found
+
+
+def _formula_coords(xml: bytes) -> Iterator[_Coord]:
+    """The cells with an ``<f>`` element, addressed the way openpyxl addresses them (a cell
+    without an ``r`` attribute follows the previous one, a row without one the previous row)."""
+    row_number = 0
+    for _, element in iterparse(io.BytesIO(xml)):
+        if element.tag != _ROW_TAG:
+            continue
+        raw = element.get("r")
+        row_number = int(float(raw)) if raw else row_number + 1
+        column = 0
+        for cell in element.iter(_CELL_TAG):
+            ref = cell.get("r")
+            row, column = coordinate_to_tuple(ref) if ref else (row_number, column + 1)
+            if cell.find(_FORMULA_TAG) is not None:
+                yield row, column
+        element.clear()
 
 
 def _read_sheet(sheet: Any, formulas: set[_Coord], document: ExtractedDocument) -> None:
     if not hasattr(sheet, "iter_rows"):
-        return
+        return  # a chartsheet has no cells
     origins = _merge_origins(sheet)
     missing = {coord for coord in formulas if sheet.cell(*coord).value is None}
     filled = {coord for coord, cell in _cells(sheet) if _has_content(cell)}
@@ -65,17 +99,49 @@ def _read_sheet(sheet: Any, formulas: set[_Coord], document: ExtractedDocument) 
     used = filled | missing
     if not used:
         return
-    rows = range(min(r for r, _ in used), max(r for r, _ in used) + 1)
-    cols = range(min(c for _, c in used), max(c for _, c in used) + 1)
+    titles, first_row = _title_lines(sheet, used, origins)
+    grid_used = {(r, c) for r, c in used if r >= first_row}
+    rows = range(first_row, max(r for r, _ in grid_used) + 1)
+    cols = range(min(c for _, c in grid_used), max(c for _, c in grid_used) + 1)
     grid = tuple(
         tuple(_cell(sheet, (r, c), origins, i, j) for j, c in enumerate(cols))
         for i, r in enumerate(rows)
     )
     prefix = f"sheet={sheet.title}"
-    document.tables.append(Table(grid, prefix, LocatorStyle.CELL, title=sheet.title))
+    nearest_first = [*reversed(titles), sheet.title]
+    table = Table(grid, prefix, LocatorStyle.CELL, nearest_first[0], tuple(nearest_first[1:]))
+    document.tables.append(table)
     for r, c in sorted(missing):
         ref = f"{get_column_letter(c)}{r}"
         document.issues.append(ReaderIssue(f"{prefix},cell={ref}", _MISSING_VALUE))
+
+
+def _title_lines(
+    sheet: Any, used: set[_Coord], origins: dict[_Coord, _Coord]
+) -> tuple[list[str], int]:
+    """The text lines above the grid, top to bottom, and the grid's first row.
+
+    A title line holds one text cell (merged across the sheet or not) starting in the used
+    range's first column; blank rows between such lines belong to them. The grid starts at the
+    first other row; a sheet with no such row keeps every row in its grid.
+    """
+    first_col = min(c for _, c in used)
+    by_row: dict[int, set[_Coord]] = {}
+    for r, c in used:
+        by_row.setdefault(r, set()).add(origins.get((r, c), (r, c)))
+    titles: list[str] = []
+    for r in range(min(by_row), max(by_row) + 1):
+        cells = by_row.get(r)
+        if cells is None:
+            continue
+        if len(cells) != 1:
+            return titles, r
+        (origin,) = cells
+        value = sheet.cell(*origin).value
+        if origin[1] != first_col or not isinstance(value, str):
+            return titles, r
+        titles.append(" ".join(value.split()))
+    return [], min(by_row)
 
 
 def _cells(sheet: Any) -> Iterator[tuple[_Coord, Any]]:

@@ -1,0 +1,208 @@
+"""Accounting: every value cell of a metric's row ends as a fact or a review item.
+
+A cell may be an empty marker ("—", "n/a", "nm"…) and then nothing is owed for it; any other
+cell must show up — as a fact or a review item at its own locator, or inside a review item that
+holds back its whole row, column or table. Checked on generated tables (hypothesis) and on every
+table of the demo corpus as its readers extract it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragspine.demo.corpus import demo_documents
+from ragspine.demo.corpus_model import Skip, Val
+from ragspine.ingestion.model import Cell, LocatorStyle, Table
+from ragspine.ingestion.numbers import is_empty, parse_number
+from ragspine.ingestion.readers import reader_for
+from ragspine.ingestion.tables import ReviewReason, map_table
+from ragspine.profile.glossary import Glossary
+from tests.profiles import acme_glossary
+
+PREFIX = "table=1"
+EMPTY_MARKERS = ("", "-", "—", "n/a", "N/A", "nm", "不适用")
+JUNK = ("see note 3", "TBD", "12..5", "1,2,3", "abc", "待定", "n.a.x")
+METRIC_LABELS = (
+    "收入",
+    "Revenue",
+    "营运利润",
+    "Net profit",
+    "新业务价值",
+    "NBV margin (%)",
+    "ROE (%)",
+    "Agent count",
+)
+PERIOD_HEADERS = ("FY2023", "FY2024", "2024", "2025", "2025H1", "2025Q3", "本年", "上年", "PY")
+TITLES = ("Hong Kong (US$m)", "香港 FY2025", "ACME Macau 2025年", "Results", "香港与澳门")
+
+
+@pytest.fixture(scope="module")
+def glossary() -> Glossary:
+    return acme_glossary()
+
+
+def grid_locator(r: int, c: int) -> str:
+    return f"{PREFIX},row={r + 1},col={c + 1}"
+
+
+@dataclass(frozen=True)
+class Generated:
+    rows: list[list[str]]
+    metric_cells: list[tuple[int, int]]  # (row, col) of every value cell of a metric line
+    title: str
+    transposed: bool
+
+
+def values() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.integers(0, 99_999).map(str),
+        st.integers(1_000, 999_999).map(lambda n: f"{n:,}"),
+        st.integers(1900, 2099).map(str),  # year-like values: values, not headers
+        st.integers(1, 9_999).map(lambda n: f"({n})"),
+        st.floats(0, 999, allow_nan=False).map(lambda x: f"{x:.1f}"),
+        st.integers(1, 99).map(lambda n: f"{n}%"),
+        st.integers(1, 9_999).map(lambda n: f"约{n:,}"),
+        st.sampled_from(EMPTY_MARKERS),
+        st.sampled_from(JUNK),
+    )
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> Generated:
+    periods = draw(st.lists(st.sampled_from(PERIOD_HEADERS), min_size=1, max_size=4, unique=True))
+    metrics = draw(st.lists(st.sampled_from(METRIC_LABELS), min_size=1, max_size=5))
+    corner = draw(st.sampled_from(("Metric", "指标", "", "单位：百万美元")))
+    body = [[draw(values()) for _ in periods] for _ in metrics]
+    transposed = draw(st.booleans())
+    if transposed:  # periods down the side, metrics across the top
+        rows = [[corner, *metrics]] + [
+            [period, *(line[j] for line in body)] for j, period in enumerate(periods)
+        ]
+    else:
+        rows = [[corner, *periods]] + [[m, *line] for m, line in zip(metrics, body, strict=True)]
+    cells = [(r, c) for r in range(1, len(rows)) for c in range(1, len(rows[0]))]
+    return Generated(rows, cells, draw(st.sampled_from(TITLES)), transposed)
+
+
+def owed(r: int, c: int) -> set[str]:
+    """The locators that account for cell (r, c): its own, its row's and column's label
+    cells (an unmapped label holds back the line) and the table (a table-level problem)."""
+    return {grid_locator(r, c), grid_locator(r, 0), grid_locator(0, c), PREFIX}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated=tables())
+def test_every_metric_cell_is_a_fact_or_a_review_item(
+    glossary: Glossary, generated: Generated
+) -> None:
+    rows = generated.rows
+    table = Table(
+        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
+        PREFIX,
+        LocatorStyle.GRID,
+        generated.title,
+    )
+    mapping = map_table(table, glossary, "Annual report")
+    facts = {f.locator: f for f in mapping.facts}
+    reviews: dict[str, set[ReviewReason]] = {}
+    for item in mapping.review:
+        reviews.setdefault(item.locator, set()).add(item.reason)
+    assert len(facts) == len(mapping.facts), "two facts from one cell"
+    held_back = PREFIX in reviews
+    for r, c in generated.metric_cells:
+        text, here = rows[r][c], grid_locator(r, c)
+        if is_empty(text):
+            assert here not in facts and here not in reviews, (text, here)
+            continue
+        assert owed(r, c) & (facts.keys() | reviews.keys()), (text, here, rows)
+        if held_back or here not in facts | reviews:
+            continue  # held back with its line or table
+        number = parse_number(text)
+        if number is None:
+            assert reviews[here] == {ReviewReason.UNREADABLE}, (text, here)
+        elif here in facts:
+            assert facts[here].value == pytest.approx(number.value), (text, here)
+        else:
+            assert reviews[here] <= {ReviewReason.LOW_CONFIDENCE, ReviewReason.UNIT_MISMATCH}
+
+
+def test_a_year_like_value_never_vanishes(glossary: Glossary) -> None:
+    """The shape hypothesis found hardest: every value of the first metric line a year."""
+    rows = [["Metric", "2024", "2025"], ["Revenue", "2050", "2010"], ["NBV", "1999", "—"]]
+    table = Table(
+        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
+        PREFIX,
+        LocatorStyle.GRID,
+        "Hong Kong (US$m)",
+    )
+    mapping = map_table(table, glossary)
+    assert mapping.review == []
+    assert sorted((f.locator, f.value) for f in mapping.facts) == [
+        (grid_locator(1, 1), 2050.0),
+        (grid_locator(1, 2), 2010.0),
+        (grid_locator(2, 1), 1999.0),
+    ]
+
+
+def test_unreadable_cells_are_reported_where_they_are(glossary: Glossary) -> None:
+    rows = [
+        ["指标", "FY2024", "FY2025", "备注"],
+        ["收入", "see note 3", "1,320", "强劲增长"],
+        ["营运利润", "nm", "TBD", ""],
+    ]
+    table = Table(
+        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
+        PREFIX,
+        LocatorStyle.GRID,
+        "香港（百万美元）",
+    )
+    mapping = map_table(table, glossary)
+    assert [(f.locator, f.value) for f in mapping.facts] == [(grid_locator(1, 2), 1320.0)]
+    # A comments column names no metric, period or unit: its text is not a value.
+    assert sorted((r.locator, r.reason) for r in mapping.review) == [
+        (grid_locator(1, 1), ReviewReason.UNREADABLE),
+        (grid_locator(2, 2), ReviewReason.UNREADABLE),
+    ]
+
+
+# --------------------------------------------------------------------------- demo corpus
+
+
+def test_every_metric_cell_of_the_demo_corpus_is_accounted_for(
+    tmp_path: Path, glossary: Glossary
+) -> None:
+    checked = 0
+    for document in demo_documents():
+        document.write(tmp_path)
+        path = tmp_path / document.doc
+        extracted = reader_for(path).read(path)
+        mappings = {
+            t.locator_prefix: map_table(t, glossary, extracted.title) for t in extracted.tables
+        }
+        issues = {issue.locator for issue in extracted.issues}
+        for placed in document.placed_tables().tables:
+            spec, mapping = placed.spec, mappings[placed.prefix]
+            found = {f.locator for f in mapping.facts} | {r.locator for r in mapping.review}
+            first_row, label_cols = len(spec.header), spec.n_label_cols
+            for i, row in enumerate(spec.rows):
+                for j, (column, cell) in enumerate(zip(spec.columns, row.cells, strict=True)):
+                    r, c = first_row + i, label_cols + j
+                    own = {placed.cell_locator(r, c)}
+                    if row.codes is not None and column.codes is not None:
+                        own.add(placed.value_locator(r, c, row, column))
+                    if isinstance(cell, Skip):
+                        assert not own & found, (document.doc, own)
+                    elif isinstance(cell, Val):
+                        lines = {
+                            placed.cell_locator(r, label_cols - 1),
+                            placed.cell_locator(first_row - 1, c),
+                            placed.prefix,
+                        }
+                        assert (own | lines) & (found | issues), (document.doc, own)
+                        checked += 1
+    assert checked > 150  # the corpus's value cells were all visited
