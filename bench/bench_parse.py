@@ -6,7 +6,8 @@ composite cues, competitors and unknown places is parsed round after round until
 ``iterations`` parses (default 20,000) have been timed, each with ``time.perf_counter_ns``.
 Reported: median / p95 / p99 / mean µs per parse, the median per language group and the
 throughput in questions per second (parses divided by the wall time of the timed loop).
-There is no speed target; the numbers are for tracking change.
+Target: at least 20,000 questions per second on the reference 2-core machine (reported
+PASS/MISS, never asserted).
 
     .venv/bin/python bench/bench_parse.py [--quick] [--iterations N] [--warmup ROUNDS] [--json]
 """
@@ -31,6 +32,7 @@ from bench.stats import summarize
 
 NAME = "parse"
 DEFAULT_ITERATIONS = 20_000
+TARGET_QPS = 20_000
 DEFAULT_WARMUP_ROUNDS = 2
 QUICK_WARMUP_ROUNDS = 1
 REFERENCE_DATE = date(2025, 6, 30)
@@ -151,7 +153,13 @@ def run(
         _row("p95 per parse", overall["p95_us"], "µs"),
         _row("p99 per parse", overall["p99_us"], "µs"),
         _row("mean per parse", overall["mean_us"], "µs"),
-        _row("throughput", throughput, "q/s"),
+        _row(
+            "throughput",
+            throughput,
+            "q/s",
+            f"≥ {TARGET_QPS:,} q/s",
+            "PASS" if throughput >= TARGET_QPS else "MISS",
+        ),
     ]
     rows += [_row(f"median per parse ({g})", by_language[g]["median_us"], "µs") for g in groups]
 
@@ -171,13 +179,21 @@ def run(
         "parse": overall,
         "by_language": by_language,
         "throughput_qps": throughput,
+        "target": {
+            "metric": "throughput_qps",
+            "min_qps": TARGET_QPS,
+            "machine": "2-core reference machine",
+            "status": "PASS" if throughput >= TARGET_QPS else "MISS",
+        },
         "wall_s": wall_ns / 1e9,
         "rows": rows,
     }
 
 
-def _row(metric: str, value: float, unit: str) -> dict[str, Any]:
-    return {"metric": metric, "value": value, "unit": unit, "target": None, "status": None}
+def _row(
+    metric: str, value: float, unit: str, target: str | None = None, status: str | None = None
+) -> dict[str, Any]:
+    return {"metric": metric, "value": value, "unit": unit, "target": target, "status": status}
 
 
 if __name__ == "__main__":

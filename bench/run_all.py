@@ -9,7 +9,9 @@ A benchmark module is any ``bench_*.py`` file in this folder that defines
 measurements plus ``rows``: ``{"metric", "value", "unit", "target", "status"}`` entries that make
 up the summary table. ``status`` is ``"PASS"``/``"MISS"`` against a speed target, or ``None``
 when the number is informational. A MISS never makes the run fail: speed targets live here, are
-reported, and are never asserted by unit tests.
+reported, and are never asserted by unit tests. Each row shows beside its value the same figure
+from the previous saved full run (``bench/results/latest.json``), or, when there is none, from
+the committed ``bench/reference.json``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from rich.table import Table
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
 DEFAULT_OUTPUT = BENCH_DIR / "results" / "latest.json"
+# The figures a run is compared with when no earlier full run was saved (committed).
+REFERENCE = BENCH_DIR / "reference.json"
 SCHEMA_VERSION = 1
 
 BenchResult = dict[str, Any]
@@ -142,6 +146,31 @@ def run_benchmarks(
     }
 
 
+def previous_figures(saved: Path, reference: Path = REFERENCE) -> dict[tuple[str, str], float]:
+    """``(benchmark, metric) -> value`` of the last saved full run, else the committed
+    reference figures; empty when neither is readable. Quick runs are never a comparison."""
+    for path in (saved, reference):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if data.get("quick"):
+            continue
+        rows = data.get("summary", data.get("rows", []))
+        return {(str(r["benchmark"]), str(r["metric"])): float(r["value"]) for r in rows}
+    return {}
+
+
+def with_previous(
+    rows: Sequence[Mapping[str, Any]], previous: Mapping[tuple[str, str], float]
+) -> list[dict[str, Any]]:
+    """The summary rows, each with ``previous``: the same figure from the earlier run, or None."""
+    return [
+        {**row, "previous": previous.get((str(row["benchmark"]), str(row["metric"])))}
+        for row in rows
+    ]
+
+
 def write_report(report: Mapping[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(report, ensure_ascii=False, indent=2, sort_keys=False)
@@ -168,6 +197,7 @@ def summary_table(
     table.add_column("benchmark")
     table.add_column("metric")
     table.add_column("value", justify="right")
+    table.add_column("previous", justify="right")
     table.add_column("target", justify="right")
     table.add_column("status", justify="center")
     styles = {"PASS": "[bold green]PASS[/]", "MISS": "[bold red]MISS[/]"}
@@ -177,10 +207,16 @@ def summary_table(
             str(row.get("benchmark", "")),
             str(row["metric"]),
             format_value(float(row["value"]), str(row["unit"])),
+            _previous_cell(row),
             str(row.get("target") or "—"),
             styles.get(str(status), "—") if status else "—",
         )
     return table
+
+
+def _previous_cell(row: Mapping[str, Any]) -> str:
+    previous = row.get("previous")
+    return "—" if previous is None else format_value(float(previous), str(row["unit"]))
 
 
 def machine_line(machine: Mapping[str, Any]) -> str:
@@ -232,7 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown benchmark(s) {unknown}; available: {available}")
 
     console = Console()
+    previous = previous_figures(args.output)
     report = run_benchmarks(names, quick=args.quick, console=console)
+    report["summary"] = with_previous(report["summary"], previous)
     print_report(report, console)
     if not args.no_save:
         write_report(report, args.output)

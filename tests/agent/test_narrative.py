@@ -200,7 +200,7 @@ def test_a_hostile_narrative_loses_every_sentence_with_an_unsupported_number(
 ) -> None:
     """The model invents 37% and 2031; only the grounded sentence reaches the answer."""
     spy = ScriptedProvider(
-        [text("Margins widened to 55.4% [1]. Profit rose 37% [1]. Sales doubled in 2031 [2].")]
+        [text("Agency sales grew, margins 55.4% [1]. Profit rose 37% [1]. Sales grew in 2031 [2].")]
     )
     result = answer_question(
         "为什么香港业务增长？",
@@ -210,14 +210,14 @@ def test_a_hostile_narrative_loses_every_sentence_with_an_unsupported_number(
         narrative_retriever=ListRetriever(SNIPPETS),
     )
     assert result.narrative is not None
-    assert result.narrative.body == "Margins widened to 55.4% [1]."
+    assert result.narrative.body == "Agency sales grew, margins 55.4% [1]."
     assert "37" not in result.answer and "2031" not in result.answer
     assert result.trace["numbers_stripped"] == 2
     assert fabricated_numbers(result) == []
 
 
 def test_cleared_caller_sees_restricted_snippets(store: CountingStore) -> None:
-    spy = ScriptedProvider([text("The board plans a sale [3].")])
+    spy = ScriptedProvider([text("董事会决议出售澳门业务 [3].")])
     result = answer_question(
         "为什么香港业务增长？",
         store,
@@ -233,7 +233,7 @@ def test_cleared_caller_sees_restricted_snippets(store: CountingStore) -> None:
 
 def test_mock_provider_gives_an_extractive_cited_answer(store: CountingStore) -> None:
     result = answer_question(
-        "What is the regulatory impact on ACME HK?",
+        "What is the impact of the capital regime on ACME HK agency sales?",
         store,
         MockProvider(),
         reference_date=REF,
@@ -242,7 +242,7 @@ def test_mock_provider_gives_an_extractive_cited_answer(store: CountingStore) ->
     assert result.route is Route.NARRATIVE
     assert result.answer_kind is AnswerKind.NARRATIVE
     assert "Hong Kong revenue grew on strong agency sales. [1]" in result.answer
-    assert "[2]" in result.answer
+    assert "The new risk-based capital regime took effect in 2025. [2]" in result.answer
     assert result.sources == [
         Source("ACME_FY2025_Review.pptx", "slide=5,notes", kind=SourceKind.PASSAGE),
         Source("HK_Regulatory_Memo.docx", "page=2,para=1-2", kind=SourceKind.PASSAGE),
@@ -288,12 +288,14 @@ def test_composite_appends_attribution_and_merges_sources(store: CountingStore) 
         Source("ACME_FY2025_Review.pptx", "slide=3,table=1,row=REVENUE,col=FY2025"),
         Source("ACME_FY2024_Review.pptx", "slide=3,table=1,row=REVENUE,col=FY2024"),
         Source("ACME_FY2025_Review.pptx", "slide=5,notes", kind=SourceKind.PASSAGE),
-        Source("HK_Regulatory_Memo.docx", "page=2,para=1-2", kind=SourceKind.PASSAGE),
     ]
+    # The capital-regime memo says nothing about revenue or growth: the relevance floor
+    # keeps it out of the attribution.
     assert result.narrative is not None and result.narrative.sources == result.sources[2:]
     _, filters, _ = retriever.calls[0]
     assert filters is not None and filters.entities == ("ACME_HK",)
-    assert filters.periods == ("FY2025",)
+    # A growth question also admits the base year's passages, ranked after.
+    assert (filters.periods, filters.comparison_periods) == (("FY2025",), ("FY2024",))
     english = answer_question(
         "Why did HK revenue grow in FY2025?",
         store,

@@ -56,9 +56,11 @@ def test_longest_alias_wins_and_matches_once(text: str, expected: list[tuple[str
     assert hits(text) == expected
 
 
-def test_multi_word_aliases_tolerate_extra_spaces_between_words_only() -> None:
+def test_multi_word_aliases_match_spaced_or_spaceless_but_not_split_elsewhere() -> None:
     assert hits("operating   profit") == [("OPERATING_PROFIT", "operating   profit")]
-    assert hits("operatingprofit") == []
+    assert hits("operatingprofit") == [("OPERATING_PROFIT", "operatingprofit")]
+    # Spaces inside a word are not ignored for ordinary terms: "H K" is not "HK".
+    assert hits("H K") == []
 
 
 def test_matcher_orders_by_length_not_by_entry_order() -> None:

@@ -20,6 +20,7 @@ from ragspine.agent.compare import comparison
 from ragspine.agent.guard import ToolContext, run_tool_loop
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.narrative import filters_for, run_narrative
+from ragspine.agent.normalize import normalize_question
 from ragspine.agent.parse import RuleIntentParser
 from ragspine.agent.render import render_result
 from ragspine.agent.security_gate import SecurityGate
@@ -42,6 +43,7 @@ from ragspine.agent.types import (
 from ragspine.errors import ProviderError
 from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink
+from ragspine.profile.glossary import glossary_for
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever
@@ -86,14 +88,16 @@ def answer_question(
     day = reference_date or date.today()
     trace = RequestTrace(request_id or uuid.uuid4().hex)
     parser = intent_parser or RuleIntentParser(profile)
-    # Whatever the parser returns, the gate screens the question the user actually asked.
-    intent = replace(parser.parse(question, day), raw_question=question)
+    # Every reader below (parser, tools, retrieval) sees the normalized text; whatever the
+    # parser returns, the gate screens the question as the user typed it (and normalized).
+    normalized = normalize_question(question)
+    intent = replace(parser.parse(normalized, day), raw_question=question)
     _record_intent(trace, intent)
     clarification = clarify_scope(intent, day, profile=profile, gate=SecurityGate(profile))
     trace.clarification_mode = clarification.mode
     trace.clarification_reason = clarification.reason
     run = _Run(
-        question,
+        normalized,
         provider,
         profile,
         ToolContext(store, profile, day, clearance, trace),
@@ -176,6 +180,7 @@ def _narrative(run: _Run, intent: ParsedIntent) -> NarrativeSection:
         clearance=run.tools.clearance,
         language=run.language,
         trace=run.trace,
+        glossary=glossary_for(run.profile),
     )
 
 

@@ -4,13 +4,24 @@ Two invariants are enforced here in code: a snippet the caller is not cleared fo
 the prompt (checked again after the retriever, whatever it claims), and every number in the
 synthesised text must occur in a cited snippet — a sentence carrying any other number is
 dropped. Sources the model failed to name are appended.
+
+Between retrieval and the prompt, copies of one passage (the same paragraph in two files or
+versions) merge into one numbered snippet that cites every copy's source once, and a relevance
+floor keeps only passages that share a topic word with the question (in a sentence or in
+their title). The floor holds for the answer too: a sentence that shares no topic word with
+the question is dropped, so filler never stands in for an answer; when none is left, the
+on-topic sentences of the passages are quoted instead, and when there are none either, the
+answer says that no relevant passage was found.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from ragspine.agent.cues import GROWTH
 from ragspine.agent.types import (
     AnswerKind,
     Citation,
@@ -22,8 +33,11 @@ from ragspine.agent.types import (
 from ragspine.errors import ProviderError
 from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import RequestTrace
+from ragspine.profile.glossary import Glossary
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
+from ragspine.retrieval.relevance import question_terms, topic_terms
+from ragspine.retrieval.tokenizer import tokenize
 
 NARRATIVE_SYSTEM_PROMPT = (
     "Answer only from the numbered snippets. Cite every snippet you use as [n]. "
@@ -31,12 +45,19 @@ NARRATIVE_SYSTEM_PROMPT = (
     "written in a snippet."
 )
 TOP_K = 5
+# The relevance floor and the merging of copies thin the list, so more candidates are read
+# than are shown; the retriever scores this many anyway (retriever.CANDIDATES).
+POOL = 3 * TOP_K
+QUOTED_SENTENCES = 3
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Sentence ends: CJK or ASCII terminators, or a "." followed by whitespace (not "55.4").
 _SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
 _CITATION = re.compile(r"\[(\d+)\]")
 _LEADING_CITATIONS = re.compile(r"^(\s*(?:\[\d+\]\s*)+)")
+# Two passages are copies when their bigram sets overlap this much and they state the same
+# numbers: a re-saved file or a new version with a reflowed line, not a revised figure.
+NEAR_DUPLICATE = 0.9
 
 
 _NO_RETRIEVER = {
@@ -63,17 +84,21 @@ def run_narrative(
     clearance: Sensitivity,
     language: str,
     trace: RequestTrace,
+    glossary: Glossary,
 ) -> NarrativeSection:
     if retriever is None:
         return _message(_NO_RETRIEVER[language], AnswerKind.NO_CONTEXT)
-    snippets = [
+    retrieved = [
         s
-        for s in retriever.retrieve(question, top_k=TOP_K, filters=filters, clearance=clearance)
+        for s in retriever.retrieve(question, top_k=POOL, filters=filters, clearance=clearance)
         if clearance.allows(Sensitivity.parse(s.sensitivity))
     ]
-    trace.chunk_ids.extend(s.chunk_id for s in snippets)
-    if not snippets:
+    trace.chunk_ids.extend(s.chunk_id for s in retrieved)
+    wanted = question_terms(question, glossary)
+    passages = [p for p in merge_duplicates(retrieved) if p.answers(wanted, glossary)][:TOP_K]
+    if not passages:
         return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
+    snippets = [p.snippet for p in passages]
     prompt = build_prompt(question, snippets, clearance)
     try:
         trace.llm_calls += 1
@@ -85,12 +110,91 @@ def run_narrative(
     except ProviderError:
         trace.provider_error = True
         return _message(_UNAVAILABLE[language], AnswerKind.DEGRADED)
-    text, stripped = ground_numbers(reply.text, snippets)
+    on_topic = relevant_sentences(reply.text, wanted, glossary)
+    # The model said nothing on topic, yet the passages do: quote those sentences instead.
+    on_topic = on_topic or quote_relevant(passages, wanted, glossary)
+    if not on_topic:
+        return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
+    text, stripped = ground_numbers(on_topic, snippets)
     trace.numbers_stripped += stripped
     body = text.strip() or _NUMBERS_REMOVED[language]
-    text, citations, appended = force_citations(text, snippets, language)
+    copies = {n: p.copies for n, p in enumerate(passages, start=1)}
+    text, citations, appended = force_citations(text, snippets, language, copies)
     trace.citations_appended += appended
     return NarrativeSection(text, citations, body=body)
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One snippet shown to the model, with the other retrieved copies of its text."""
+
+    snippet: Snippet
+    copies: tuple[Snippet, ...] = ()
+
+    def answers(self, wanted: frozenset[str], glossary: Glossary) -> bool:
+        """Whether its title or one of its sentences shares a topic word with the question
+        (any passage does when the question names no topic at all)."""
+        if not wanted or self.titled(wanted, glossary):
+            return True
+        return any(topic_terms(s, glossary) & wanted for s in cited_sentences(self.snippet.text))
+
+    def titled(self, wanted: frozenset[str], glossary: Glossary) -> bool:
+        """Whether the title it sits under is about the question: then all of it is."""
+        return bool(topic_terms(self.snippet.title, glossary) & wanted)
+
+
+def merge_duplicates(snippets: Sequence[Snippet]) -> list[Passage]:
+    """Snippets in rank order, each later copy of an earlier one's text folded into it."""
+    passages: list[Passage] = []
+    for snippet in snippets:
+        for index, passage in enumerate(passages):
+            if same_passage(passage.snippet.text, snippet.text):
+                passages[index] = Passage(passage.snippet, (*passage.copies, snippet))
+                break
+        else:
+            passages.append(Passage(snippet))
+    return passages
+
+
+def same_passage(a: str, b: str) -> bool:
+    """Equal up to case, width, spacing and punctuation, or nearly equal with equal numbers."""
+    if _letters(a) == _letters(b):
+        return True
+    if numbers_in_text(a) != numbers_in_text(b):
+        return False
+    ours, theirs = set(tokenize(a)), set(tokenize(b))
+    union = ours | theirs
+    return bool(union) and len(ours & theirs) / len(union) >= NEAR_DUPLICATE
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+
+
+def quote_relevant(passages: Sequence[Passage], wanted: frozenset[str], glossary: Glossary) -> str:
+    """The sentences of the passages that share a topic word with the question (the first
+    sentence with any topic of a passage whose title does), each cited as ``[n]``, in
+    passage order."""
+    quoted = []
+    for n, p in enumerate(passages, start=1):
+        sentences = [s.strip() for s in cited_sentences(p.snippet.text) if s.strip()]
+        if p.titled(wanted, glossary):
+            sentences = [s for s in sentences if topic_terms(s, glossary)][:1]
+        else:
+            sentences = [s for s in sentences if topic_terms(s, glossary) & wanted]
+        quoted += [f"{sentence} [{n}]" for sentence in sentences]
+    return " ".join(quoted[:QUOTED_SENTENCES])
+
+
+def relevant_sentences(text: str, wanted: frozenset[str], glossary: Glossary) -> str:
+    """``text`` without the sentences that share no topic word with the question (all stay
+    when the question names no topic)."""
+    if not wanted:
+        return text
+    kept = [
+        s for s in cited_sentences(text) if topic_terms(_CITATION.sub(" ", s), glossary) & wanted
+    ]
+    return "".join(kept).strip()
 
 
 def _message(text: str, kind: AnswerKind) -> NarrativeSection:
@@ -99,9 +203,19 @@ def _message(text: str, kind: AnswerKind) -> NarrativeSection:
 
 
 def filters_for(intent: ParsedIntent) -> RetrievalFilters:
-    """Entity and period named in the question narrow retrieval before scoring."""
+    """Entity and period named in the question narrow retrieval before scoring.
+
+    A period admits the periods inside it (``RetrievalFilters``), and a question about a
+    change also admits the year before, ranked after: the base of the change is explained
+    there too.
+    """
+    asked = tuple(dict.fromkeys(p.label for p in intent.periods))
+    change = intent.growth or any(GROWTH.finditer(intent.raw_question))
+    before = [p.previous_year().label for p in intent.periods] if change else []
     return RetrievalFilters(
-        entities=intent.entities, periods=tuple(p.label for p in intent.periods)
+        entities=intent.entities,
+        periods=asked,
+        comparison_periods=tuple(p for p in dict.fromkeys(before) if p not in asked),
     )
 
 
@@ -188,23 +302,32 @@ def cited_sentences(text: str) -> list[str]:
 
 
 def force_citations(
-    text: str, snippets: list[Snippet], language: str = "en"
+    text: str,
+    snippets: list[Snippet],
+    language: str = "en",
+    copies: Mapping[int, Sequence[Snippet]] | None = None,
 ) -> tuple[str, tuple[Citation, ...], int]:
     """Name every source the answer used, with its locator; return the text and its citations.
 
     Used sources are the snippets the text cites as ``[n]``; when it cites none we cannot
     tell, so all snippets count as used. A footer maps each used ``[n]`` to its document and
-    locator; the count says how many used sources the model had not named itself.
+    locator — and to those of the snippet's ``copies[n]``, each source once, under the same
+    number and text; the count says how many used sources the model had not named itself.
     """
     citations = tuple(
-        Citation(n, _source(snippets[n - 1]), snippets[n - 1].text)
+        Citation(n, source, snippets[n - 1].text)
         for n in used_snippets(text, len(snippets))
+        for source in _sources(snippets[n - 1], (copies or {}).get(n, ()))
     )
     unnamed = sum(1 for c in citations if c.source.doc not in text)
     heading = _SOURCES_HEADING[language]
     footer = "\n".join(f"[{c.number}] {c.source.doc} · {c.source.locator}" for c in citations)
     body = text.strip() or _NUMBERS_REMOVED[language]
     return f"{body}\n{heading}\n{footer}", citations, unnamed
+
+
+def _sources(snippet: Snippet, copies: Sequence[Snippet]) -> list[Source]:
+    return list(dict.fromkeys(_source(s) for s in (snippet, *copies)))
 
 
 def _source(snippet: Snippet) -> Source:

@@ -1,10 +1,11 @@
 """Rule-based intent parsing: four slots, multi-value slots and a route — no LLM.
 
-Order of work on a question: the security gate masks competitor names; period expressions are
-found and masked; metric, entity and channel aliases are matched longest first and masked; cue
-words decide the route; whatever looks like a company or region the profile does not know is
-kept in ``unknown_entities`` so the clarification gateway can ask instead of answering for the
-home entity.
+Order of work on a question: it is normalized (``agent.normalize``; ``raw_question`` keeps it
+as typed); the security gate masks competitor names; period expressions are found and masked;
+metric, entity and channel aliases are matched longest first and masked; cue words decide the
+route; whatever looks like a company or region the profile does not know is kept in
+``unknown_entities`` so the clarification gateway can ask instead of answering for the home
+entity.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import rjieba
 
 from ragspine.agent import cues
 from ragspine.agent.gazetteer import place_matcher
+from ragspine.agent.normalize import normalize_question
 from ragspine.agent.security_gate import SecurityGate
 from ragspine.agent.types import ParsedIntent, Route
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
@@ -52,6 +54,8 @@ def parse_intent(
     question: str, reference_date: date | None = None, *, profile: DomainProfile
 ) -> ParsedIntent:
     lex = profile.compiled("intent-lexicon", _build_lexicon)
+    asked = question
+    question = normalize_question(question)
     screen = lex.gate.detect(question)
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
     bases = [m.span() for m in cues.GROWTH_BASE.finditer(screen.masked_text)]
@@ -81,7 +85,7 @@ def parse_intent(
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
     marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
     return ParsedIntent(
-        raw_question=question,
+        raw_question=asked,
         route=route,
         metric=metrics[0] if metrics else None,
         entity=entities[0] if entities else None,
@@ -92,7 +96,12 @@ def parse_intent(
         periods=periods,
         external_entity=screen.hits[0] if screen.hit else None,
         unknown_entities=_unknown_entities(
-            marked, lex.places, [span for spans in cue_hits.values() for span in spans]
+            marked,
+            lex.places,
+            [span for spans in cue_hits.values() for span in spans],
+            # Capitals mark a name only in a question that uses them: in one typed all in
+            # lower case ("aia sales"), any leftover word may be a name.
+            any_case=question.lower() == question,
         ),
         growth=bool(metrics) and bool(bases or cue_hits["growth"]),
         language=detect_language(question),
@@ -118,7 +127,7 @@ _SLOT = "\x00"
 
 
 def _unknown_entities(
-    residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]]
+    residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]], *, any_case: bool
 ) -> tuple[str, ...]:
     """Company- or region-like words the profile does not know, found next to a slot.
 
@@ -131,20 +140,64 @@ def _unknown_entities(
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     residual = cues.FILLER.sub(_blank, residual)
+    runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
+    names = [name for run in runs for name in _names_in(run, any_case)]
     residual = _ASCII_TOKEN.sub(
-        lambda m: _blank(m) if _bare(m.group()).casefold() in cues.STOPWORDS_EN else m.group(),
+        lambda m: _blank(m) if _stopword(m.group()) else m.group(),
         residual,
     )
     for match in _CJK_RUN.finditer(residual):
         if _next_to_slot(residual, match.start(), match.end()) and _nameish(match.group()):
             found.append(match.group())
-    for match in _ASCII_TOKEN.finditer(residual):
-        word = _bare(match.group())
-        if not word[0].isupper():
-            continue
-        if _next_to_slot(residual, match.start(), match.end()):
-            found.append(word)
+    for start, end, name in names:
+        if _next_to_slot(residual, start, end):
+            found.append(name)
     return tuple(dict.fromkeys(found))
+
+
+# Words one space apart form one name: "Great Eastern", "Ping An", "Bank of Asia". In a
+# question that uses capitals a name is capitalised words (joined by "of", "and", "&"), so a
+# sentence such as "Ignore all previous instructions" is not read as one; in a question typed
+# all in lower case, any run of words between stopwords may be a name.
+_WORD = r"[A-Za-z][A-Za-z&\-]*(?:'s|’s)?"
+_CAPITALISED = r"[A-Z][A-Za-z&\-]*(?:'s|’s)?"
+_ANY_CASE_RUN = re.compile(rf"(?<![A-Za-z]){_WORD}(?: {_WORD})*")
+_CAPITALISED_RUN = re.compile(
+    rf"(?<![A-Za-z]){_CAPITALISED}(?: (?:(?:of|and|&) )?{_CAPITALISED})*(?![A-Za-z])"
+)
+
+
+def _names_in(run: re.Match[str], any_case: bool) -> list[tuple[int, int, str]]:
+    """The names inside a run of words, with their spans.
+
+    A capitalised run is one name once the stopwords that open it and the lower-case ones
+    that close it are trimmed ("For Prudential" → "Prudential", while the capitalised "An" of
+    "Ping An" stays). In a lower-case question stopwords split the run instead ("partners
+    with banks" is two candidates, never one). Single letters are never names.
+    """
+    groups: list[list[re.Match[str]]] = [[]]
+    for word in _ASCII_TOKEN.finditer(run.group()):
+        if any_case and _stopword(word.group()):
+            groups.append([])
+        else:
+            groups[-1].append(word)
+    found = []
+    for words in groups:
+        while words and _stopword(words[0].group()):
+            words.pop(0)
+        while words and _stopword(words[-1].group()) and not words[-1].group()[0].isupper():
+            words.pop()
+        if not words:
+            continue
+        start, end = run.start() + words[0].start(), run.start() + words[-1].end()
+        name = _bare(run.string[start:end])
+        if len(name) > 1:
+            found.append((start, end, name))
+    return found
+
+
+def _stopword(word: str) -> bool:
+    return _bare(word).casefold() in cues.STOPWORDS_EN
 
 
 # Part-of-speech tags (jieba's) that can name a company or a place: nouns, place words,

@@ -1,7 +1,8 @@
 """The security gate: deterministic competitor / out-of-scope screening. Never calls an LLM.
 
 The competitor list and the home company's name come from the domain profile. Matching runs
-on a whitespace-tolerant pattern (so "竞 安" is still caught) and every hit is masked with
+on a whitespace-tolerant pattern (so "竞 安" is still caught), on the question as typed and as
+normalized (so "竞\\u200b安" and full-width letters are caught too), and every hit is masked with
 equal-length spaces, so no part of a competitor's name (say, a country name that is also a
 home entity's alias) can leak into a home-entity match afterwards.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from ragspine.agent.normalize import normalize_question
 from ragspine.agent.types import ClarifyMode
 from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.matching import mask
@@ -65,13 +67,21 @@ class SecurityGate:
         return SecurityScreen(mask(text, ((h.start, h.end) for h in hits)), names)
 
     def screen(self, *, raw_question: str, metric: str | None = None) -> SecurityVerdict:
-        """Decide from the raw question alone, whatever a parser made of it."""
+        """Decide from the question as typed and as normalized, whatever a parser made of it.
+
+        Both texts are screened: a name hidden by zero-width or full-width characters shows
+        only once normalized, and the typed text is screened as it stands in case folding
+        ever merged a name away.
+        """
         del metric  # the verdict must not depend on parser output
-        found = self.detect(raw_question)
-        if not found.hit:
+        hits = self.detect(raw_question).hits
+        normalized = normalize_question(raw_question)
+        if normalized != raw_question:
+            hits += self.detect(normalized).hits
+        if not hits:
             return SecurityVerdict(SECURITY_ALLOW)
         return SecurityVerdict(
             SECURITY_REFUSE_OUT_OF_SCOPE,
-            entity=found.hits[0],
+            entity=hits[0],
             narrowing_options=(self.home_company_name,),
         )

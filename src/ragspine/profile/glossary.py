@@ -36,7 +36,7 @@ class TermMatches:
 @dataclass(frozen=True)
 class Glossary:
     profile: DomainProfile
-    terms: AliasMatcher  # metrics, entities and channels in one longest-match pattern
+    terms: AliasMatcher  # metrics, entities and channels in one longest-match automaton
     competitors: AliasMatcher
     calendar: FiscalCalendar
 

@@ -1,10 +1,11 @@
-"""Alias matching: one compiled pattern per vocabulary, longest alias first.
+"""Alias matching: one Aho-Corasick automaton per vocabulary, longest alias first.
 
-ASCII aliases match only on ASCII word edges (an alias "NIC" never matches inside "picnic")
-while CJK aliases match as substrings — Python's ``\\b`` treats CJK characters as word
-characters, so edges are spelled out with look-arounds. With ``flexible_spaces`` any run of
-whitespace may sit between two characters of an alias, so "甲 乙" cannot slip past an alias
-"甲乙".
+Every alias is searched in two spellings — case-folded with its words one space apart, and
+case-folded with no spaces at all — so "New York", "new  york", "NewYork" and "NEWYORK" all
+find an alias written either way. ASCII aliases match only on ASCII word edges (an alias "NIC"
+never matches inside "picnic"), CJK aliases as substrings. With ``flexible_spaces`` whitespace
+is ignored everywhere in the text, so "甲 乙" cannot slip past an alias "甲乙" (the competitor
+screen wants this; ordinary terms do not, or "a pe" would read as an alias "APE").
 """
 
 from __future__ import annotations
@@ -13,8 +14,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from ahocorasick_rs import AhoCorasick, MatchKind
+
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]")
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Text that needs its whitespace rewritten before the automaton reads it: a run of two or
+# more spaces, or any whitespace other than a plain space.
+_UNUSUAL_SPACE = re.compile(r"\s{2,}|[^\S ]")
+_WHITESPACE = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S+")
 
 
 def detect_language(text: str) -> str:
@@ -43,45 +51,133 @@ def alias_key(alias: str) -> str:
     return "".join(alias.split()).casefold()
 
 
+def fold(text: str) -> str:
+    """Lower case without changing the length, so offsets in the folded text stay valid.
+
+    ``str.lower`` lengthens a few characters (the dotted capital I); those keep their case.
+    """
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    entry: AliasEntry
+    length: int  # of the alias key: longer aliases win, as in the profile's promise
+    ascii_head: bool  # the alias starts with an ASCII letter or digit: needs a word edge before
+    ascii_tail: bool
+
+
 class AliasMatcher:
     def __init__(self, entries: Iterable[AliasEntry], *, flexible_spaces: bool = False) -> None:
+        self._flexible = flexible_spaces
+        self._entries = list(entries)
         self._by_key: dict[str, AliasEntry] = {}
-        for entry in entries:
-            self._by_key.setdefault(alias_key(entry.alias), entry)
-        aliases = sorted(self._by_key.values(), key=lambda e: len(alias_key(e.alias)), reverse=True)
-        parts = [_alias_pattern(e.alias, flexible_spaces) for e in aliases]
-        self._pattern = re.compile("|".join(parts), re.IGNORECASE) if parts else None
+        patterns: dict[str, _Pattern] = {}
+        for entry in self._entries:
+            key = alias_key(entry.alias)
+            if not key:
+                continue
+            self._by_key.setdefault(key, entry)
+            chars = key
+            pattern = _Pattern(
+                entry,
+                len(key),
+                bool(_ASCII_WORD.match(chars[0])),
+                bool(_ASCII_WORD.match(chars[-1])),
+            )
+            for spelling in _spellings(entry.alias, flexible_spaces):
+                patterns.setdefault(spelling, pattern)
+        self._patterns = list(patterns.values())
+        self._automaton = (
+            AhoCorasick(list(patterns), matchkind=MatchKind.Standard) if patterns else None
+        )
 
     def finditer(self, text: str) -> Iterator[AliasHit]:
-        if self._pattern is None:
+        """Leftmost-longest hits that respect word edges, left to right, never overlapping."""
+        if self._automaton is None:
             return
-        for match in self._pattern.finditer(text):
-            entry = self._by_key[alias_key(match.group())]
-            yield AliasHit(entry.kind, entry.code, match.start(), match.end(), match.group())
+        searched, respaced = _searched(text, self._flexible)
+        found = self._automaton.find_matches_as_indexes(searched, overlapping=True)
+        if not found:
+            return
+        offsets = _offsets(text, self._flexible) if respaced else None
+        candidates = []
+        for index, start, end in found:
+            pattern = self._patterns[index]
+            begin, stop = (offsets[start], offsets[end - 1] + 1) if offsets else (start, end)
+            if pattern.ascii_head and begin > 0 and _is_ascii_word(text[begin - 1]):
+                continue
+            if pattern.ascii_tail and stop < len(text) and _is_ascii_word(text[stop]):
+                continue
+            candidates.append((begin, -pattern.length, stop, pattern.entry))
+        candidates.sort(key=lambda c: (c[0], c[1]))
+        last_end = 0
+        for begin, _, stop, entry in candidates:
+            if begin < last_end:
+                continue
+            last_end = stop
+            yield AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop])
 
     def entries(self) -> list[AliasEntry]:
-        return list(self._by_key.values())
+        """Every entry the matcher was built from, each spelling kept."""
+        return list(self._entries)
 
     def lookup(self, term: str) -> AliasEntry | None:
         """The entry whose alias equals ``term`` exactly (modulo case and whitespace)."""
         return self._by_key.get(alias_key(term))
 
 
-def _alias_pattern(alias: str, flexible_spaces: bool) -> str:
-    chars = [c for c in alias if not c.isspace()]
+def _spellings(alias: str, flexible_spaces: bool) -> tuple[str, ...]:
+    """The strings the automaton looks for: spaced (one space between words) and spaceless."""
+    spaceless = fold("".join(alias.split()))
     if flexible_spaces:
-        body = r"\s*".join(re.escape(c) for c in chars)
-    else:
-        words = alias.split()
-        body = r"\s+".join(re.escape(w) for w in words)
-    head = r"(?<![A-Za-z0-9])" if _ASCII_WORD.match(chars[0]) else ""
-    tail = r"(?![A-Za-z0-9])" if _ASCII_WORD.match(chars[-1]) else ""
-    return f"{head}{body}{tail}"
+        return (spaceless,)
+    spaced = fold(" ".join(alias.split()))
+    return (spaced, spaceless) if spaced != spaceless else (spaceless,)
+
+
+def _searched(text: str, flexible_spaces: bool) -> tuple[str, bool]:
+    """The folded text the automaton reads — whitespace dropped (``flexible_spaces``) or runs
+    of it written as one space — and whether its whitespace was rewritten (then positions in
+    it are not positions in ``text``)."""
+    folded = fold(text)
+    if not _rewrites_space(folded, flexible_spaces):
+        return folded, False
+    return ("" if flexible_spaces else " ").join(_NON_SPACE.findall(folded)), True
+
+
+def _rewrites_space(text: str, flexible_spaces: bool) -> bool:
+    if flexible_spaces:
+        return _WHITESPACE.search(text) is not None
+    # The common case first: single plain spaces only (``isprintable`` is False for any
+    # other whitespace, and for control characters, which the regex then looks at).
+    if "  " not in text and text.isprintable():
+        return False
+    return _UNUSUAL_SPACE.search(text) is not None
+
+
+def _offsets(text: str, flexible_spaces: bool) -> list[int]:
+    """For each character of a respaced ``_searched(text)``, its position in ``text``; only
+    computed once the automaton has found something."""
+    offsets: list[int] = []
+    for word in _NON_SPACE.finditer(text):
+        if offsets and not flexible_spaces:
+            offsets.append(word.start() - 1)
+        offsets.extend(range(word.start(), word.end()))
+    return offsets
+
+
+def _is_ascii_word(char: str) -> bool:
+    return char.isascii() and char.isalnum()
 
 
 def mask(text: str, spans: Iterable[tuple[int, int]], fill: str = " ") -> str:
     """Blank out ``spans`` with equal-length filler so offsets stay valid and nothing leaks."""
-    chars = list(text)
+    chars: list[str] | None = None
     for start, end in spans:
+        chars = chars or list(text)
         chars[start:end] = fill * (end - start)
-    return "".join(chars)
+    return text if chars is None else "".join(chars)

@@ -180,9 +180,12 @@ class DomainProfile(_Frozen):
 
     def compiled(self, name: str, build: Callable[[DomainProfile], _Built]) -> _Built:
         """``build(self)``, computed once per profile object and remembered under ``name``."""
-        if name not in self._compiled:
-            self._compiled[name] = build(self)
-        return cast(_Built, self._compiled[name])
+        # Read through __pydantic_private__: the attribute lookup pydantic routes private
+        # names through costs more than the rest of a cache hit, and this runs per question.
+        compiled = cast(dict[str, Any], self.__pydantic_private__)["_compiled"]
+        if name not in compiled:
+            compiled[name] = build(self)
+        return cast(_Built, compiled[name])
 
     def entity(self, code: str) -> EntityDef | None:
         return next((e for e in self.entities if e.code == code), None)
@@ -222,11 +225,17 @@ def _check_alias_clashes(profile: DomainProfile) -> None:
 
     Aliases compare case-folded and without whitespace, the way the matchers compare them.
     """
-    owners: dict[str, tuple[tuple[str, str], str]] = {}  # alias key -> (owner, first key)
+    # alias key -> (owner, dotted key, spelling) of the first alias with that key
+    owners: dict[str, tuple[tuple[str, str], str, str]] = {}
     for section, code, key, alias in _aliases(profile):
-        owner, where = owners.setdefault(alias_key(alias), ((section, code), key))
+        owner, where, first = owners.setdefault(alias_key(alias), ((section, code), key, alias))
         if owner != (section, code):
-            raise ProfileIssue(key, f"alias {alias!r} is already used by {where} ({owner[1]})")
+            raise ProfileIssue(
+                key,
+                f"alias {alias!r} is already used by {where} ({owner[1]}): {first!r} "
+                f"({owner[1]}) and {alias!r} ({code}) read as one name, since aliases "
+                "compare ignoring case and spaces",
+            )
 
 
 def _aliases(profile: DomainProfile) -> list[tuple[str, str, str, str]]:

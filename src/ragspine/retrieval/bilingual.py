@@ -21,7 +21,7 @@ PAIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("驱动", ("driven", "driver", "drove")),
     ("带动", ("driven", "led", "lifted")),
     ("推动", ("driven", "drove")),
-    ("战略", ("strategy", "strategic", "priorities")),
+    ("战略", ("strategy", "strategic", "priorities", "outlook")),
     ("计划", ("plan", "plans")),
     ("目标", ("target", "targets", "aim")),
     ("风险", ("risk", "risks")),
@@ -60,7 +60,7 @@ PAIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("中期", ("interim",)),
     ("年度", ("annual", "year")),
     ("业绩", ("results", "performance")),
-    ("表现", ("performance",)),
+    ("表现", ("performance", "perform", "performed")),
     ("经营", ("operating", "operations")),
     ("合规", ("compliance",)),
     ("实施", ("implemented", "effect", "implementation")),
@@ -75,6 +75,13 @@ PAIRS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("纪律", ("discipline",)),
     ("主席", ("chairman",)),
     ("报告", ("report",)),
+    ("董事长", ("chairman",)),
+    ("评价", ("statement", "assessment", "review")),
+    ("亏损", ("loss", "losses")),
+    ("亏钱", ("loss",)),
+    ("初步", ("preliminary",)),
+    ("估算", ("estimate", "estimated")),
+    ("审计", ("audit", "audited")),
 )
 
 

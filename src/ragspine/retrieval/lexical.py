@@ -11,7 +11,9 @@ exclusions none): they decide *which* chunks are scored, never *how*.
 
 * sensitivity: levels above the caller's clearance are excluded (always applied);
 * entities / periods: a chunk matches when it lists any requested value *or lists none* —
-  an untagged chunk (a general policy text) is neutral, not excluded;
+  an untagged chunk (a general policy text) is neutral, not excluded; a period counts as
+  requested when it lies inside a requested one (``FY2024`` admits ``2024Q4``), by
+  expanding the request into every label within it;
 * languages: exact match on any requested language;
 * topics: not applied yet — chunks carry no topic field.
 
@@ -37,6 +39,7 @@ from typing import Any
 import tantivy
 
 from ragspine.errors import StoreError
+from ragspine.profile.period_spans import labels_within
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
@@ -253,10 +256,16 @@ def _required(schema: tantivy.Schema, filters: RetrievalFilters) -> list[tantivy
     """Entity and period: any requested value or untagged; language: any requested value."""
     wanted = [
         (_ENTITY, [*filters.entities, _UNTAGGED] if filters.entities else []),
-        (_PERIOD, [*filters.periods, _UNTAGGED] if filters.periods else []),
+        (_PERIOD, [*_period_terms(filters), _UNTAGGED] if filters.period_spans else []),
         (_LANGUAGE, list(filters.languages)),
     ]
     return [_any_of(schema, field, values) for field, values in wanted if values]
+
+
+def _period_terms(filters: RetrievalFilters) -> list[str]:
+    """Every period label inside a requested period: the index holds the chunks' own labels,
+    so containment becomes "any of these terms" with nothing re-indexed."""
+    return list(dict.fromkeys(t for s in filters.period_spans for t in labels_within(s)))
 
 
 def _any_of(schema: tantivy.Schema, field: str, values: list[str]) -> tantivy.Query:

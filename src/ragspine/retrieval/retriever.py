@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragspine.profile.glossary import Glossary, glossary_for
+from ragspine.profile.period_spans import any_within
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.embedding import EmbeddingBackend, load_backend
 from ragspine.retrieval.fusion import rrf_fuse
@@ -29,6 +30,10 @@ CANDIDATES = 50
 VARIANT_WEIGHT = 1.0
 DENSE_WEIGHT = 0.5
 INDEX_DIR = "index"
+# With no lag, a year's quarterly notes and the base year's passages crowd out the year's own
+# (retrieval eval, entity recall@10 0.94 → 0.88); a lag rather than a strict order keeps the
+# best of them within reach of an answer.
+PART_LAG = 3
 
 
 @dataclass
@@ -70,11 +75,18 @@ class HybridRetriever:
             weights.append(DENSE_WEIGHT)
         fused = rrf_fuse(rankings, weights=weights)[: self.candidates]
         chunks = self.store.get_chunks([cid for cid, _ in fused])
-        snippets = [
-            _snippet(chunks[cid], score)
+        admitted = [
+            (chunks[cid], score)
             for cid, score in fused
             if cid in chunks and matches(chunks[cid], filters, clearance)
         ]
+        # A chunk of a part of the asked period only, or of the comparison period, moves
+        # PART_LAG places down: the year's own passages answer for the year first.
+        lagged = sorted(
+            enumerate(admitted),
+            key=lambda hit: hit[0] + (0 if _exact(hit[1][0], filters) else PART_LAG),
+        )
+        snippets = [_snippet(chunk, score) for _, (chunk, score) in lagged]
         if self.reranker is not None:
             snippets = self.reranker.rerank(query, snippets)
         return snippets[:top_k]
@@ -98,21 +110,40 @@ class HybridRetriever:
 
 
 def matches(chunk: Chunk, filters: RetrievalFilters | None, clearance: Sensitivity) -> bool:
-    """The pre-filter rule every channel shares (untagged chunks are neutral)."""
+    """The pre-filter rule every channel shares (untagged chunks are neutral).
+
+    Periods match by containment in fiscal months, the rule ``lexical._required`` expresses
+    as terms: a quarter belongs to its year.
+    """
     if Sensitivity.parse(chunk.sensitivity).rank > clearance.rank:
         return False
     if filters is None:
         return True
     if filters.entities and chunk.entities and not set(filters.entities) & set(chunk.entities):
         return False
-    if filters.periods and chunk.periods and not set(filters.periods) & set(chunk.periods):
+    wanted, have = filters.period_spans, chunk.period_spans
+    if wanted and have and not any_within(wanted, have):
         return False
     return not (filters.languages and chunk.language not in filters.languages)
 
 
+def _exact(chunk: Chunk, filters: RetrievalFilters | None) -> bool:
+    """Whether a chunk is untagged or tagged with an asked period itself (not with a part
+    of it, nor with a comparison period)."""
+    if filters is None or not filters.asked_spans or not chunk.period_spans:
+        return True
+    return bool(set(filters.asked_spans) & set(chunk.period_spans))
+
+
 def _snippet(chunk: Chunk, score: float) -> Snippet:
     return Snippet(
-        chunk.chunk_id, chunk.doc_id, chunk.locator, chunk.text, chunk.sensitivity, score
+        chunk.chunk_id,
+        chunk.doc_id,
+        chunk.locator,
+        chunk.text,
+        chunk.sensitivity,
+        score,
+        chunk.title,
     )
 
 
