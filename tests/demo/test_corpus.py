@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import docx
 import pdfplumber
@@ -23,8 +24,10 @@ from openpyxl import load_workbook  # type: ignore[import-untyped, unused-ignore
 from pptx import Presentation
 
 from ragspine.demo import corpus_content as content
+from ragspine.demo import corpus_shapes as shapes
 from ragspine.demo.corpus import (
     GROUND_TRUTH_NAME,
+    SIDECARS,
     CorpusDocument,
     GroundTruth,
     demo_documents,
@@ -39,7 +42,7 @@ from ragspine.demo.corpus_model import (
     PlacedTable,
     TableSpec,
 )
-from ragspine.demo.corpus_writers import DeckSpec, FlowSpec, PdfSpec, WorkbookSpec
+from ragspine.demo.corpus_writers import DeckSpec, FlowSpec, PdfSpec, TableBlock, WorkbookSpec
 from ragspine.profile.matching import mask
 from ragspine.profile.periods import find_periods
 from tests.profiles import acme, acme_glossary
@@ -51,7 +54,7 @@ UNITS = {"USD_M", "CNY_M", "PCT", "COUNT"}
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GroundTruth]:
     root = tmp_path_factory.mktemp("corpus")
-    return root, generate_corpus(root)
+    return root, generate_corpus(root, ocr=True)
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -65,7 +68,7 @@ def test_generation_is_byte_for_byte_deterministic(
     corpus: tuple[Path, GroundTruth], tmp_path: Path
 ) -> None:
     root, truth = corpus
-    again = generate_corpus(tmp_path)
+    again = generate_corpus(tmp_path, ocr=True)
     first, second = _files(root), _files(tmp_path)
     assert sorted(first) == sorted(second)
     for name in first:
@@ -110,6 +113,10 @@ def test_the_corpus_holds_the_documents_the_demo_needs(corpus: tuple[Path, Groun
         "memos/CN_Regulation_Update.md",
         "memos/Strategy_2026.md",
         "memos/board_minutes_2025.docx",
+        "decks/ACME_FY2020_Charts.pptx",
+        "workbooks/ACME_Macau_Summary.xlsx",
+        "reports/ACME_2020_Supplement.pdf",
+        "memos/MO_Review_2020.docx",
     }
     for doc in docs.values():
         assert (root / doc.doc).is_file()
@@ -118,7 +125,7 @@ def test_the_corpus_holds_the_documents_the_demo_needs(corpus: tuple[Path, Groun
     assert docs["memos/board_minutes_2025.docx"].sensitivity == "RESTRICTED"
     sidecar = json.loads((root / "memos/Strategy_2026.md.meta.json").read_text(encoding="utf-8"))
     assert sidecar == {"sensitivity": "CONFIDENTIAL"}
-    assert 80 <= len(truth.facts) <= 200
+    assert 80 <= len(truth.facts) <= 250
 
 
 def test_the_anchor_fact_of_the_brief(corpus: tuple[Path, GroundTruth]) -> None:
@@ -158,6 +165,7 @@ def test_every_tricky_outcome_is_in_the_ground_truth(corpus: tuple[Path, GroundT
     assert (low.reason, low.value) == ("low_confidence", 1300.0)
     assert reviews[(content.WORKBOOK, "sheet=Macau,cell=B2")].reason == "unit_mismatch"
     assert reviews[(content.ANNUAL_REPORT, "page=4")].reason == "needs_ocr"
+    assert not [r for r in reviews.values() if r.reason == "suspicious_instruction"]
     assert len(truth.review_items) == 7
 
     assert fact(content.DECK_H1, "slide=2,table=1,row=2025H1,col=REVENUE") == (
@@ -305,6 +313,9 @@ def test_pptx_cells_hold_the_ground_truth_numbers(corpus: tuple[Path, GroundTrut
         facts = truth.facts_of(document.doc)
         assert facts
         for fact in facts:
+            if ",chart=" in fact.locator:
+                _check_chart_value(deck, fact.locator, fact.value)
+                continue
             found = re.fullmatch(r"(slide=(\d+),table=(\d+)),row=([^,]+),col=([^,]+)", fact.locator)
             assert found, fact.locator
             prefix, slide_no, table_no, row_key, col_key = found.groups()
@@ -314,6 +325,28 @@ def test_pptx_cells_hold_the_ground_truth_numbers(corpus: tuple[Path, GroundTrut
             text = table.cell(r, c).text
             assert text == placed[prefix].spec.grid_text()[r][c]
             assert _number(text) == pytest.approx(fact.value), fact.locator
+
+
+def _check_chart_value(deck: Any, locator: str, value: float) -> None:
+    """The number stored in the chart under the named series and category."""
+    found = re.fullmatch(r"slide=(\d+),chart=(\d+),series=([^,]+),category=([^,]+)", locator)
+    assert found, locator
+    slide_no, chart_no, series_name, category = found.groups()
+    charts = [s.chart for s in deck.slides[int(slide_no) - 1].shapes if s.has_chart]
+    plot = charts[int(chart_no) - 1].plots[0]
+    [series] = [s for s in plot.series if s.name == series_name]
+    assert dict(zip(plot.categories, series.values, strict=True))[category] == value, locator
+
+
+def test_the_chart_slide_has_no_table_and_a_titled_chart(
+    corpus: tuple[Path, GroundTruth],
+) -> None:
+    root, truth = corpus
+    slide = Presentation(str(root / shapes.CHART_DECK)).slides[1]
+    assert not [s for s in slide.shapes if s.has_table]
+    [chart] = [s.chart for s in slide.shapes if s.has_chart]
+    assert chart.chart_title.text_frame.text == "ACME集团主要数据（百万美元）"
+    assert len(truth.facts_of(shapes.CHART_DECK)) == 4
 
 
 def test_xlsx_cells_hold_the_ground_truth_numbers(corpus: tuple[Path, GroundTruth]) -> None:
@@ -330,6 +363,18 @@ def test_xlsx_cells_hold_the_ground_truth_numbers(corpus: tuple[Path, GroundTrut
         assert value == pytest.approx(fact.value), fact.locator
     mismatch = book["Macau"]["B2"]
     assert mismatch.number_format == "0.0%" and book["Macau"]["A2"].value == "收入"
+
+
+def test_the_summary_sheet_names_its_entity_only_in_a1(corpus: tuple[Path, GroundTruth]) -> None:
+    root, truth = corpus
+    sheet = load_workbook(root / shapes.SUMMARY_BOOK)["Summary"]
+    assert sheet["A1"].value == "ACME Macau — summary (US$m)"
+    assert [sheet.cell(2, c).value for c in (2, 3)] == ["FY2019", "FY2020"]
+    facts = truth.facts_of(shapes.SUMMARY_BOOK)
+    assert len(facts) == 4 and {f.entity for f in facts} == {"ACME_MO"}
+    for fact in facts:
+        ref = fact.locator.removeprefix("sheet=Summary,cell=")
+        assert sheet[ref].value == fact.value, fact.locator
 
 
 def _grid_facts(truth: GroundTruth, doc: str) -> list[tuple[str, int, int, float]]:
@@ -472,6 +517,9 @@ def _check_table_against_profile(table: TableSpec) -> None:
             continue
         c = table.n_label_cols + j
         header = " ".join(r[c] for r in table.header if r[c])
+        if column.relative:
+            _check_relative_header(table, header, column.codes)
+            continue
         assert _label_codes(header) == column.codes, header
     named = _named(table.title)
     if table.ambiguous:
@@ -485,6 +533,15 @@ def _check_table_against_profile(table: TableSpec) -> None:
         channel=_single(named["channel"]),
     )
     assert declared == table.title_codes, table.title
+
+
+def _check_relative_header(table: TableSpec, header: str, codes: Codes) -> None:
+    """ "本年"/"上年" resolve against the period the title or context names, not today."""
+    anchor = table.title_codes.period or table.context_codes.period
+    named = _label_codes(header)  # resolved against the reference day's year
+    assert anchor and named and named.period and named.period.startswith("FY"), header
+    years_back = _REFERENCE_DAY.year - int(named.period.removeprefix("FY"))
+    assert codes == Codes(period=f"FY{int(anchor.removeprefix('FY')) - years_back}"), header
 
 
 def test_every_header_label_and_title_maps_as_declared() -> None:
@@ -525,12 +582,32 @@ def test_text_near_a_table_never_names_the_channel_it_must_default() -> None:
         assert not named, (document.doc, placed.prefix, named)
 
 
+def test_context_names_what_the_spec_leaves_to_it() -> None:
+    """A table whose entity or period comes from around it (page header, headings): the text
+    there names exactly that, and the title does not."""
+    with_context = [
+        (d, p) for d, p in _all_tables(demo_documents()) if p.spec.context_codes != Codes()
+    ]
+    assert with_context
+    for document, placed in with_context:
+        table = placed.spec
+        spec = document.spec
+        assert isinstance(spec, FlowSpec)  # the only kind that leaves dimensions to context
+        around = [spec.page_header, *(b.text for b in spec.blocks if not isinstance(b, TableBlock))]
+        named = _named("\n".join(around))
+        for dimension in ("entity", "period"):
+            declared = getattr(table.context_codes, dimension)
+            if declared:
+                assert named[dimension] == {declared}, (document.doc, dimension)
+                assert not getattr(table.title_codes, dimension)
+
+
 def test_each_document_sensitivity_follows_the_rules() -> None:
     profile = acme()
     rules = profile.sensitivity
     for document in demo_documents():
         name = Path(document.doc).name
-        expected = content.SIDECARS.get(document.doc)
+        expected = SIDECARS.get(document.doc)
         if expected is None:
             expected = next(
                 (r.level for r in rules.filename_rules if fnmatch.fnmatch(name.lower(), r.pattern)),

@@ -19,6 +19,7 @@ import pytest
 from reportlab.pdfgen import canvas
 
 from ragspine.demo.corpus import GroundTruth, generate_corpus
+from ragspine.demo.corpus_truth import truth_locator
 from ragspine.errors import StoreError
 from ragspine.ingestion.pipeline import IngestReport, Outcome, ingest
 from ragspine.ingestion.safety import SafetyLimits
@@ -202,7 +203,15 @@ def test_facts_blocks_and_review_come_only_from_good_documents(
     batch: Batch, ingested: IngestReport, store: SQLiteWorkspaceStore
 ) -> None:
     facts = {
-        (f.source_doc_id, f.source_locator, f.metric_code, f.entity, f.period, f.value, f.unit)
+        (
+            f.source_doc_id,
+            truth_locator(f.source_locator),
+            f.metric_code,
+            f.entity,
+            f.period,
+            f.value,
+            f.unit,
+        )
         for f in store.list_facts()
     }
     expected = {

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragspine.demo.corpus import generate_corpus
+from ragspine.demo.corpus_truth import truth_locator
 from ragspine.ingestion.pipeline import Outcome, ingest
 from ragspine.profile.loader import load_profile
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -41,7 +42,7 @@ def stored_facts(store: SQLiteWorkspaceStore) -> set[FactRow]:
             round(f.value, 6),
             f.unit,
             f.source_doc_id,
-            f.source_locator,
+            truth_locator(f.source_locator),
             f.sensitivity,
         )
         for f in store.list_facts()

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ragspine.demo import corpus_content as content
+from ragspine.demo import corpus_shapes as shapes
 from ragspine.demo.corpus_model import USD_M, Codes, Row, TableSpec, Val
 from ragspine.demo.corpus_truth import (
     GROUND_TRUTH_NAME,
@@ -65,9 +66,11 @@ from ragspine.demo.corpus_writers import (
     write_pptx,
     write_xlsx,
 )
+from ragspine.ingestion.ocr import ocr_available
 
 __all__ = [
     "GROUND_TRUTH_NAME",
+    "SIDECARS",
     "CorpusDocument",
     "DocumentTruth",
     "FactTruth",
@@ -82,6 +85,9 @@ __all__ = [
 
 DocumentSpec = DeckSpec | WorkbookSpec | PdfSpec | FlowSpec
 
+# Sidecars: ``<file name>.meta.json`` beats every other sensitivity rule.
+SIDECARS: dict[str, str] = dict(content.SIDECARS)
+
 
 @dataclass(frozen=True)
 class CorpusDocument:
@@ -92,13 +98,27 @@ class CorpusDocument:
     spec: DocumentSpec
     sensitivity: str
 
-    def placed_tables(self) -> DocSpec:
+    def placed_tables(self, ocr: bool | None = None) -> DocSpec:
+        """The document's tables and the review items raised outside them (a scanned page, a
+        planted instruction); ``ocr``: whether scanned pages are read (by default, whether the
+        ``ocr`` extra is installed)."""
+        if ocr is None:
+            ocr = ocr_available()
         spec = self.spec
         if isinstance(spec, FlowSpec):
-            tables = spec.placed_tables(self.kind)
-        else:
-            tables = spec.placed_tables()
-        return DocSpec(self.doc, self.kind, self.sensitivity, tables)
+            held = [
+                ReviewTruth(self.doc, locator, "suspicious_instruction")
+                for locator in spec.instruction_locators()
+            ]
+            return DocSpec(
+                self.doc, self.kind, self.sensitivity, spec.placed_tables(self.kind), held
+            )
+        if isinstance(spec, PdfSpec):
+            unread = [
+                ReviewTruth(self.doc, f"page={p}", "needs_ocr") for p in spec.unread_pages(ocr)
+            ]
+            return DocSpec(self.doc, self.kind, self.sensitivity, spec.placed_tables(ocr), unread)
+        return DocSpec(self.doc, self.kind, self.sensitivity, spec.placed_tables())
 
     def write(self, root: Path) -> None:
         path = root / self.doc
@@ -128,31 +148,37 @@ def demo_documents() -> list[CorpusDocument]:
         (content.CN_MEMO, "md", content.cn_memo),
         (content.STRATEGY, "md", content.strategy_memo),
         (content.BOARD, "docx", content.board_minutes),
+        (shapes.CHART_DECK, "pptx", shapes.chart_deck),
+        (shapes.SUMMARY_BOOK, "xlsx", shapes.summary_book),
+        (shapes.SUPPLEMENT, "pdf", shapes.supplement),
+        (shapes.MACAU_REVIEW, "docx", shapes.macau_review),
     ]
+    sensitivity = {**content.SENSITIVITY, **shapes.SENSITIVITY}
     documents = [
-        CorpusDocument(doc, kind, build(), content.SENSITIVITY[doc])
-        for doc, kind, build in builders
+        CorpusDocument(doc, kind, build(), sensitivity[doc]) for doc, kind, build in builders
     ]
     return sorted(documents, key=lambda d: d.doc)
 
 
-def generate_corpus(out_dir: Path) -> GroundTruth:
-    """Write the ACME demo corpus and its ``ground_truth.json`` into ``out_dir``."""
+def generate_corpus(out_dir: Path, *, ocr: bool | None = None) -> GroundTruth:
+    """Write the ACME demo corpus and its ``ground_truth.json`` into ``out_dir``.
+
+    The files are the same either way; the ground truth depends on ``ocr``, whether ingestion
+    will read scanned pages — by default, whether the ``ocr`` extra is installed. With it the
+    scanned table's cells are facts; without it the page is a ``needs_ocr`` review item.
+    """
+    if ocr is None:
+        ocr = ocr_available()
     root = Path(out_dir)
     documents = demo_documents()
     for document in documents:
         document.write(root)
-    for doc, level in content.SIDECARS.items():
+    for doc, level in SIDECARS.items():
         sidecar = root / f"{doc}.meta.json"
         sidecar.write_text(json.dumps({"sensitivity": level}) + "\n", encoding="utf-8")
-    ocr_page = ReviewTruth(content.ANNUAL_REPORT, "page=4", "needs_ocr")
-    specs = []
-    for document in documents:
-        spec = document.placed_tables()
-        if document.doc == content.ANNUAL_REPORT:
-            spec.issues.append(ocr_page)
-        specs.append(spec)
-    truth = compute_ground_truth(specs, content.TRICKY_CASES)
+    specs = [document.placed_tables(ocr) for document in documents]
+    tricky = (*content.TRICKY_CASES, *shapes.TRICKY_CASES)
+    truth = compute_ground_truth(specs, tricky)
     (root / GROUND_TRUTH_NAME).write_text(truth.to_json(), encoding="utf-8")
     return truth
 

@@ -68,6 +68,17 @@ _put("NET_PROFIT", "ACME_GROUP", _years(918, 890, 910, 1071, 1178))
 _put("ROE", "ACME_GROUP", _years(12.4, 11.1, 11.8, 12.6, 13.5))
 _put("NBV", "ACME_GROUP", {"FY2024": 1933, "FY2025": 2165})  # board minutes only
 
+# FY2019 and FY2020, stated only by the regression documents (corpus_shapes)
+_put("OPERATING_PROFIT", "ACME_GROUP", {"FY2019": 1005, "FY2020": 1062})
+_put("EMBEDDED_VALUE", "ACME_GROUP", {"FY2019": 21400, "FY2020": 22350})
+_put("OPERATING_PROFIT", "ACME_MO", {"FY2019": 41, "FY2020": 33})
+_put("NET_PROFIT", "ACME_MO", {"FY2019": 34, "FY2020": 22})
+_put("AGENT_COUNT", "ACME_MO", {"FY2019": 2010, "FY2020": 2050})
+_put("NBV", "ACME_MO", {"FY2019": 88, "FY2020": 79})
+_put("AGENT_COUNT", "ACME_CN", {"FY2019": 1998, "FY2020": 2046})
+_put("OPERATING_PROFIT", "ACME_CN", {"FY2019": 245, "FY2020": 251})
+_put("EMBEDDED_VALUE", "ACME_CN", {"FY2019": 6120, "FY2020": 6480})
+
 
 def figure(metric: str, entity: str, period: str, channel: str = "TOTAL") -> float:
     return FIGURES[(metric, entity, channel, period)]

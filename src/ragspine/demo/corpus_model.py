@@ -21,6 +21,7 @@ REVIEW_REASONS: frozenset[str] = frozenset(
         "low_confidence",
         "unit_mismatch",
         "needs_ocr",
+        "suspicious_instruction",
     }
 )
 
@@ -137,10 +138,16 @@ class Row:
 
 @dataclass(frozen=True)
 class Column:
-    """A value column: the codes its header names (None: a text-only column) and its unit."""
+    """A value column: the codes its header names (None: a text-only column) and its unit.
+
+    ``relative`` marks a header that names its year relative to the document ("本年", "上年",
+    "Prior year"): ``codes`` then holds the period it resolves to against the period the
+    table's title or context names.
+    """
 
     codes: Codes | None
     unit: Unit | None = None
+    relative: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,9 @@ class TableSpec:
     rows: tuple[Row, ...]
     title_unit: Unit | None = None
     ambiguous: bool = False  # the title (first entity source) names two or more entities
+    # What the text around the table (headings it sits under, a Word page header, the sheet
+    # name) supplies for the entity and the period when neither headers nor title name them.
+    context_codes: Codes = Codes()
     merges: tuple[tuple[int, int, int, int], ...] = ()  # (row0, col0, row1, col1) inclusive
 
     @property
@@ -212,6 +222,7 @@ def column_letter(index: int) -> str:
 STYLE_SEMANTIC = "semantic"
 STYLE_CELL = "cell"
 STYLE_GRID = "grid"
+STYLE_CHART = "chart"
 
 
 @dataclass(frozen=True)
@@ -219,10 +230,15 @@ class PlacedTable:
     """A table where a document put it: its locator prefix and style."""
 
     spec: TableSpec
-    prefix: str  # slide=2,table=1 | sheet=HK | page=2,table=1 | table=1 | section=3,table=1
+    prefix: str  # slide=2,table=1 | slide=4,chart=1 | sheet=HK | page=2,table=1 | table=1 …
     style: str
+    row_offset: int = 0  # sheet rows above the grid (title lines)
 
     def value_locator(self, grid_row: int, grid_col: int, row: Row, column: Column) -> str:
+        if self.style == STYLE_CHART:
+            # A chart's series is a row, its category a column; both as the chart labels them.
+            category = " ".join(h[grid_col] for h in self.spec.header if h[grid_col])
+            return f"{self.prefix},series={' '.join(row.labels)},category={category}"
         if self.style == STYLE_SEMANTIC:
             assert row.codes is not None and column.codes is not None
             row_key = row.codes.key() or str(grid_row + 1)
@@ -233,5 +249,6 @@ class PlacedTable:
     def cell_locator(self, grid_row: int, grid_col: int) -> str:
         """A cell by position: ``sheet=X,cell=B4`` or ``<prefix>,row=R,col=C`` (1-based)."""
         if self.style == STYLE_CELL:
-            return f"{self.prefix},cell={column_letter(grid_col + 1)}{grid_row + 1}"
+            sheet_row = grid_row + 1 + self.row_offset
+            return f"{self.prefix},cell={column_letter(grid_col + 1)}{sheet_row}"
         return f"{self.prefix},row={grid_row + 1},col={grid_col + 1}"

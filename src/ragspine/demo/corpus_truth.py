@@ -8,6 +8,7 @@ placed tables — no document is read back — and the records round-trip throug
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -103,6 +104,20 @@ class GroundTruth:
         return next((f for f in self.facts if f.doc == doc and f.locator == locator), None)
 
 
+_OCR_SCORE = re.compile(r",confidence=[0-9.]+$")
+
+
+def truth_locator(stored: str) -> str:
+    """A stored locator as the ground truth states it: without the OCR engine's score.
+
+    An OCR'd value's locator ends with the engine's score for the cell
+    (``page=3,extraction=ocr,table=1,row=2,col=2,confidence=0.97``). The spec cannot know that
+    score, only that the value was read — one scored under the threshold would be a
+    ``low_confidence`` review item, not a fact — so comparisons drop it.
+    """
+    return _OCR_SCORE.sub("", stored)
+
+
 def load_ground_truth(path: str | Path) -> GroundTruth:
     """Read a ``ground_truth.json`` written by the generator (or the corpus folder holding it)."""
     target = Path(path)
@@ -162,13 +177,14 @@ def _value_outcome(
 ) -> FactTruth | ReviewTruth:
     spec = placed.spec
     assert row.codes is not None and column.codes is not None
-    codes = row.codes.union(column.codes).fill(spec.title_codes)
+    codes = row.codes.union(column.codes).fill(spec.title_codes).fill(spec.context_codes)
     if not (codes.entity and codes.period and codes.metric):
         raise ValueError(f"{doc.doc} {locator}: the spec leaves a dimension to context: {codes}")
     unit_kind = METRIC_UNITS[codes.metric]
     marker = row.unit or column.unit or spec.title_unit
-    if marker is None and doc.kind != "xlsx" and not cell.percent:
-        # Keep context out of unit resolution: every non-workbook cell names its unit nearby.
+    if marker is None and doc.kind != "xlsx" and not cell.percent and unit_kind[1] != "count":
+        # Keep context out of unit resolution: every non-workbook amount names its unit nearby
+        # (a count needs none; its table's title and context then name no unit).
         raise ValueError(f"{doc.doc} {locator}: no unit marker in header or title")
     if unit_kind[1] == "ratio":
         if marker is not None and marker.code != "PCT":

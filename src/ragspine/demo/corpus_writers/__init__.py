@@ -16,7 +16,9 @@ from ragspine.demo.corpus_writers.flow import (
     write_md,
 )
 from ragspine.demo.corpus_writers.pdf import (
+    PdfColumns,
     PdfImage,
+    PdfScan,
     PdfSpec,
     PdfTable,
     PdfText,
@@ -29,7 +31,9 @@ __all__ = [
     "FlowSpec",
     "Heading",
     "Para",
+    "PdfColumns",
     "PdfImage",
+    "PdfScan",
     "PdfSpec",
     "PdfTable",
     "PdfText",

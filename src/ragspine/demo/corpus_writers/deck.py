@@ -5,8 +5,16 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ragspine.demo.corpus_model import STYLE_SEMANTIC, PlacedTable, TableSpec
+from ragspine.demo.corpus_model import (
+    STYLE_CHART,
+    STYLE_SEMANTIC,
+    CellSpec,
+    PlacedTable,
+    TableSpec,
+    Val,
+)
 from ragspine.demo.corpus_writers.frozen import AUTHOR, FIXED_TIME, frozen_zip, write_bytes
 
 
@@ -17,6 +25,9 @@ class SlideSpec:
     body: tuple[str, ...] = ()  # bullet lines; below the table on a table slide
     notes: str = ""
     table: TableSpec | None = None
+    # A column chart drawn from a table spec: columns are categories, rows are series, the
+    # spec's title is the chart's title. Its numbers exist only in the chart.
+    chart: TableSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -24,18 +35,21 @@ class DeckSpec:
     slides: tuple[SlideSpec, ...]
 
     def placed_tables(self) -> list[PlacedTable]:
-        return [
-            PlacedTable(s.table, f"slide={n},table=1", STYLE_SEMANTIC)
-            for n, s in enumerate(self.slides, start=1)
-            if s.table is not None
-        ]
+        placed: list[PlacedTable] = []
+        for n, s in enumerate(self.slides, start=1):
+            if s.table is not None:
+                placed.append(PlacedTable(s.table, f"slide={n},table=1", STYLE_SEMANTIC))
+            if s.chart is not None:
+                placed.append(PlacedTable(s.chart, f"slide={n},chart=1", STYLE_CHART))
+        return placed
 
     def all_text(self) -> str:
         parts: list[str] = []
         for s in self.slides:
             parts += [s.title, s.subtitle, *s.body, s.notes]
-            if s.table is not None:
-                parts += [" ".join(r) for r in s.table.grid_text()]
+            for table in (s.table, s.chart):
+                if table is not None:
+                    parts += [" ".join(r) for r in table.grid_text()]
         return "\n".join(p for p in parts if p)
 
 
@@ -54,7 +68,7 @@ def write_pptx(path: Path, deck: DeckSpec) -> None:
     props.last_printed = FIXED_TIME
     layouts = presentation.slide_layouts
     for number, spec in enumerate(deck.slides, start=1):
-        if spec.table is not None:
+        if spec.table is not None or spec.chart is not None:
             slide = presentation.slides.add_slide(layouts[5])  # Title Only
         elif number == 1:
             slide = presentation.slides.add_slide(layouts[0])  # Title Slide
@@ -94,8 +108,39 @@ def write_pptx(path: Path, deck: DeckSpec) -> None:
                     box.text_frame.add_paragraph().text = line
                 for paragraph in box.text_frame.paragraphs:
                     paragraph.font.size = Pt(14)
+        if spec.chart is not None:
+            _add_chart(slide, spec.chart)
         if spec.notes:
             slide.notes_slide.notes_text_frame.text = spec.notes
     buffer = io.BytesIO()
     presentation.save(buffer)
     write_bytes(path, frozen_zip(buffer.getvalue()))
+
+
+def _add_chart(slide: Any, spec: TableSpec) -> None:
+    """A clustered column chart holding the spec's values; its title is the spec's title."""
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    # python-pptx's chart-data classes carry no annotations.
+    data = CategoryChartData(number_format="#,##0")  # type: ignore[no-untyped-call]
+    data.categories = [" ".join(h[c] for h in spec.header if h[c]) for c in _value_columns(spec)]
+    for row in spec.rows:
+        values = [_chart_value(cell) for cell in row.cells]
+        data.add_series(" ".join(row.labels), values)  # type: ignore[no-untyped-call]
+    frame = slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1.5), Inches(8), Inches(5), data
+    )
+    chart = frame.chart
+    chart.has_title = True
+    chart.chart_title.text_frame.text = spec.title
+    chart.has_legend = False
+
+
+def _value_columns(spec: TableSpec) -> range:
+    return range(spec.n_label_cols, spec.n_label_cols + len(spec.columns))
+
+
+def _chart_value(cell: CellSpec) -> float | None:
+    return cell.shown if isinstance(cell, Val) else None

@@ -18,7 +18,11 @@ class Heading:
 
 @dataclass(frozen=True)
 class Para:
+    """A paragraph; ``instruction`` marks one planted with text written to steer a model, which
+    ingestion must hold behind a ``suspicious_instruction`` review item."""
+
     text: str
+    instruction: bool = False
 
 
 @dataclass(frozen=True)
@@ -31,9 +35,11 @@ Block = Heading | Para | TableBlock
 
 @dataclass(frozen=True)
 class FlowSpec:
-    """A docx or markdown document: headings, paragraphs and tables in order."""
+    """A docx or markdown document: headings, paragraphs and tables in order; a docx may
+    carry a line in its page header (markdown has none)."""
 
     blocks: tuple[Block, ...]
+    page_header: str = ""
 
     def placed_tables(self, style_prefix: str) -> list[PlacedTable]:
         """docx: ``table=T`` in document order; md: ``section=S,table=T`` (S = headings so far,
@@ -54,11 +60,26 @@ class FlowSpec:
                 placed.append(PlacedTable(block.table, prefix, STYLE_GRID))
         return placed
 
+    def instruction_locators(self) -> list[str]:
+        """The block locators of the paragraphs marked ``instruction``: ``section=S,para=P``
+        (S = headings so far, 0 before the first; P = paragraphs so far in that section)."""
+        locators: list[str] = []
+        section = paragraph = 0
+        for block in self.blocks:
+            if isinstance(block, Heading):
+                section += 1
+                paragraph = 0
+            elif isinstance(block, Para):
+                paragraph += 1
+                if block.instruction:
+                    locators.append(f"section={section},para={paragraph}")
+        return locators
+
     def title(self) -> str:
         return next((b.text for b in self.blocks if isinstance(b, Heading)), "")
 
     def all_text(self) -> str:
-        parts: list[str] = []
+        parts: list[str] = [self.page_header] if self.page_header else []
         for b in self.blocks:
             if isinstance(b, TableBlock):
                 parts += [" ".join(r) for r in b.table.grid_text()]
@@ -79,6 +100,8 @@ def write_docx(path: Path, flow: FlowSpec) -> None:
     props.created = FIXED_TIME
     props.modified = FIXED_TIME
     props.last_printed = FIXED_TIME
+    if flow.page_header:
+        document.sections[0].header.paragraphs[0].text = flow.page_header
     for block in flow.blocks:
         if isinstance(block, Heading):
             document.add_heading(block.text, level=block.level)

@@ -13,8 +13,12 @@ from ragspine.demo.corpus_writers.frozen import AUTHOR, FIXED_TIME, frozen_zip, 
 
 @dataclass(frozen=True)
 class SheetSpec:
+    """One sheet: its name and its table; ``title_lines`` are written in column A above the
+    grid (A1 first), where a finance team puts the entity and the unit."""
+
     name: str
     table: TableSpec
+    title_lines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -22,10 +26,15 @@ class WorkbookSpec:
     sheets: tuple[SheetSpec, ...]
 
     def placed_tables(self) -> list[PlacedTable]:
-        return [PlacedTable(s.table, f"sheet={s.name}", STYLE_CELL) for s in self.sheets]
+        return [
+            PlacedTable(s.table, f"sheet={s.name}", STYLE_CELL, len(s.title_lines))
+            for s in self.sheets
+        ]
 
     def all_text(self) -> str:
-        return "\n".join(" ".join(r) for s in self.sheets for r in s.table.grid_text())
+        lines = [line for s in self.sheets for line in s.title_lines]
+        lines += [" ".join(r) for s in self.sheets for r in s.table.grid_text()]
+        return "\n".join(lines)
 
 
 def write_xlsx(path: Path, workbook_spec: WorkbookSpec) -> None:
@@ -42,11 +51,14 @@ def write_xlsx(path: Path, workbook_spec: WorkbookSpec) -> None:
     for sheet_spec in workbook_spec.sheets:
         sheet = workbook.create_sheet(sheet_spec.name)
         table = sheet_spec.table
-        for r, header_row in enumerate(table.header, start=1):
+        for r, line in enumerate(sheet_spec.title_lines, start=1):
+            sheet.cell(row=r, column=1, value=line)
+        top = len(sheet_spec.title_lines)
+        for r, header_row in enumerate(table.header, start=top + 1):
             for c, text in enumerate(header_row, start=1):
                 if text:
                     sheet.cell(row=r, column=c, value=text)
-        first = len(table.header) + 1
+        first = top + len(table.header) + 1
         for i, row in enumerate(table.rows):
             r = first + i
             for c, label in enumerate(row.labels, start=1):
@@ -69,7 +81,10 @@ def write_xlsx(path: Path, workbook_spec: WorkbookSpec) -> None:
                     sheet.cell(row=r, column=c, value=spec.text)
         for r0, c0, r1, c1 in table.merges:
             sheet.merge_cells(
-                start_row=r0 + 1, start_column=c0 + 1, end_row=r1 + 1, end_column=c1 + 1
+                start_row=top + r0 + 1,
+                start_column=c0 + 1,
+                end_row=top + r1 + 1,
+                end_column=c1 + 1,
             )
         sheet.column_dimensions["A"].width = 30
     buffer = io.BytesIO()
