@@ -147,6 +147,35 @@ def test_a_narrative_case_must_cite_something() -> None:
     assert citation_validity(narrative, cited, []) is True
 
 
+COPIED = "Agency excellence in Hong Kong comes first."
+
+
+def test_a_passage_in_two_files_is_quoted_once_citing_both() -> None:
+    narrative = case(narrative_docs=("memos/Strategy.md",))
+    original, copy = passage(1, COPIED, "memos/Strategy.md"), passage(1, COPIED, "shared/copy.md")
+    merged = section(f"{COPIED} [1]", original, copy)
+    once = result(merged.text, kind=AnswerKind.NARRATIVE, sources=list(merged.sources))
+    assert citation_validity(narrative, once, []) is True
+    twice = section(f"{COPIED} [1] {COPIED} [2]", original, replace(copy, number=2))
+    failures: list[str] = []
+    answer = result(twice.text, kind=AnswerKind.NARRATIVE, sources=list(twice.sources))
+    assert citation_validity(narrative, answer, failures) is False
+    assert failures == [f"passage quoted twice: {COPIED!r}"]
+
+
+def test_a_source_listed_twice_fails_citation() -> None:
+    failures: list[str] = []
+    answer = result(FOUND_LINE, sources=[SOURCE, SOURCE])
+    assert citation_validity(case(values=(HK_2024,)), answer, failures) is False
+    assert failures == [f"source {SOURCE.doc} · {SOURCE.locator} listed twice"]
+
+
+def test_our_own_uncited_messages_may_repeat() -> None:
+    repeated = "为避免误导，不提供任何推测数字；可尝试调整期间或实体后重问。"
+    answer = result(f"{FOUND_LINE}\n{repeated}\n{repeated}", sources=[SOURCE])
+    assert citation_validity(case(values=(HK_2024,)), answer, []) is True
+
+
 # --------------------------------------------------------------------------- refusal
 
 

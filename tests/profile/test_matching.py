@@ -117,3 +117,15 @@ def test_mask_keeps_length_and_offsets() -> None:
     assert masked == " " * 6 + "的收入"
     assert len(masked) == len(text)
     assert mask("abcdef", [(1, 2), (4, 6)], fill="#") == "a#cd##"
+
+
+def test_lookup_by_exact_spelling_agrees_with_lookup_by_key() -> None:
+    first = AliasEntry("Hong Kong", "entity", "HK")
+    second = AliasEntry("HongKong", "entity", "HK")
+    matcher = AliasMatcher([first, second, AliasEntry("REVENUE", "metric", "REVENUE")])
+    # Both spellings share the key "hongkong": the first entry answers for either, typed
+    # exactly or not, as it did before exact spellings were looked up first.
+    assert matcher.lookup("HongKong") is first
+    assert matcher.lookup("hong kong") is first
+    assert matcher.lookup("REVENUE") == matcher.lookup("revenue") == matcher.entries()[2]
+    assert matcher.lookup("Hong") is None

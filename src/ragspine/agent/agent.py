@@ -17,12 +17,13 @@ from itertools import product
 
 from ragspine.agent.clarify import clarify_scope
 from ragspine.agent.compare import comparison
+from ragspine.agent.consistency import FactCheck, pending_values
 from ragspine.agent.guard import ToolContext, run_tool_loop
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.narrative import filters_for, run_narrative
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.parse import RuleIntentParser
-from ragspine.agent.render import render_result
+from ragspine.agent.render import render_pending, render_result
 from ragspine.agent.security_gate import SecurityGate
 from ragspine.agent.types import (
     AgentResult,
@@ -91,7 +92,9 @@ def answer_question(
     # Every reader below (parser, tools, retrieval) sees the normalized text; whatever the
     # parser returns, the gate screens the question as the user typed it (and normalized).
     normalized = normalize_question(question)
-    intent = replace(parser.parse(normalized, day), raw_question=question)
+    intent = parser.parse(normalized, day)
+    if intent.raw_question != question:  # most questions need no normalizing: skip the copy
+        intent = replace(intent, raw_question=question)
     _record_intent(trace, intent)
     clarification = clarify_scope(intent, day, profile=profile, gate=SecurityGate(profile))
     trace.clarification_mode = clarification.mode
@@ -181,6 +184,9 @@ def _narrative(run: _Run, intent: ParsedIntent) -> NarrativeSection:
         language=run.language,
         trace=run.trace,
         glossary=glossary_for(run.profile),
+        contradicts=FactCheck(
+            run.tools.store, run.profile, run.tools.reference_date, run.tools.clearance
+        ).contradicts,
     )
 
 
@@ -236,15 +242,28 @@ def _structured_answer(
     tasks: list[Slots],
     results: list[ToolResult],
 ) -> AgentResult:
-    """Render every line from tool results; add our own arithmetic for exactly two facts."""
+    """Render every line from tool results; add our own arithmetic for exactly two facts.
+
+    A found fact with a different value pending review is followed by that value and its
+    source, and a comparison built on it is marked provisional.
+    """
     default_channel = run.profile.defaults.channel
-    lines = [render_result(r, run.msgs, default_channel, run.language) for r in results]
+    lines: list[str] = []
+    disclosed = []
+    for r in results:
+        lines.append(render_result(r, run.msgs, default_channel, run.language))
+        if isinstance(r, FoundFact):
+            waiting = pending_values(run.tools.store, r.slots, run.tools.clearance)
+            disclosed += waiting
+            lines += [
+                render_pending(r, p, run.msgs, default_channel, run.language) for p in waiting
+            ]
     found = [r for r in results if isinstance(r, FoundFact)]
     line = None
     if len(found) == len(results) == 2:
         line = comparison(found[0], found[1], run.profile, run.msgs)
     if line:
-        lines.append(line)
+        lines.append(run.msgs.provisional(line) if disclosed else line)
     elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact):
         lines.append(run.msgs.growth_missing(tasks[1].period.label))
     if not found:
@@ -256,6 +275,7 @@ def _structured_answer(
         tool_results=results,
         sources=_dedupe([r.source for r in found]),
         answer_kind=_kind(results),
+        pending=disclosed,
     )
 
 

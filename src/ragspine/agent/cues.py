@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ragspine.profile.matching import AliasEntry, AliasMatcher
+from ragspine.profile.regex_starts import compile_guarded
 
 # "Why / what happened" questions, answered from prose.
 NARRATIVE_ZH = (
@@ -516,7 +517,7 @@ NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
 # "Compared with last year": the base of a year-on-year change, not a second period to look up.
-GROWTH_BASE = re.compile(
+GROWTH_BASE = compile_guarded(
     r"(?:较|比)(?:上年|去年|上一年)(?:同期)?|(?:与|和|跟)(?:上年|去年|上一年)(?:同期)?相比"
     r"|(?<![A-Za-z])(?:vs\.?|versus|compared\s+(?:with|to)|over|than|against)"
     r"\s+(?:the\s+)?(?:last|previous|prior)\s+year(?![A-Za-z])",

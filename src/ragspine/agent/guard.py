@@ -29,6 +29,9 @@ from ragspine.storage.fact_store import FactStoreProtocol
 
 MAX_TOOL_ITERATIONS = 5
 
+# Built once: ``json.dumps`` given any option builds a new encoder on every call.
+_TOOL_JSON = json.JSONEncoder(ensure_ascii=False)
+
 STRUCTURED_SYSTEM_PROMPT = (
     "You answer questions about reported figures. Call the query_metric tool with the parsed "
     "slots; never state a number the tool did not return; if it returns not_found, say the "
@@ -92,7 +95,8 @@ def run_tool_loop(
     messages: list[dict[str, object]] = [
         {"role": "user", "content": f"{question}\n{SLOT_HINT_PREFIX}{json.dumps(hint)}"}
     ]
-    specs = [query_metric_spec(tools.profile)]
+    # Built once per profile and shared by every request: providers only read tool specs.
+    specs = [tools.profile.compiled("query-metric-spec", query_metric_spec)]
     answer: ToolResult | None = None
     calls = 0
     trace = tools.trace
@@ -124,7 +128,7 @@ def run_tool_loop(
                     "role": "tool",
                     "tool_call_id": call.id,
                     "name": call.name,
-                    "content": json.dumps(result.to_dict(), ensure_ascii=False),
+                    "content": _TOOL_JSON.encode(result.to_dict()),
                 }
             )
     else:

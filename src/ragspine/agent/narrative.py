@@ -1,9 +1,11 @@
 """The narrative path: retrieve, synthesise only from numbered snippets, force citations.
 
-Two invariants are enforced here in code: a snippet the caller is not cleared for never reaches
-the prompt (checked again after the retriever, whatever it claims), and every number in the
-synthesised text must occur in a cited snippet — a sentence carrying any other number is
-dropped. Sources the model failed to name are appended.
+Three invariants are enforced here in code: a snippet the caller is not cleared for, or one held
+for review as instruction-like text, never reaches the prompt (checked again after the
+retriever, whatever it claims); a sentence stating a value the fact table holds differently is
+dropped (the structured fact wins, ``agent.consistency``); and every number in the synthesised
+text must occur in a cited snippet — a sentence carrying any other number is dropped. Sources
+the model failed to name are appended.
 
 Between retrieval and the prompt, copies of one passage (the same paragraph in two files or
 versions) merge into one numbered snippet that cites every copy's source once, and a relevance
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragspine.agent.cues import GROWTH
@@ -85,17 +87,23 @@ def run_narrative(
     language: str,
     trace: RequestTrace,
     glossary: Glossary,
+    contradicts: Callable[[str], bool] | None = None,
 ) -> NarrativeSection:
+    """``contradicts`` tells whether a sentence states a value the fact table holds
+    differently (``agent.consistency.FactCheck.contradicts``); such sentences are dropped."""
     if retriever is None:
         return _message(_NO_RETRIEVER[language], AnswerKind.NO_CONTEXT)
     retrieved = [
         s
         for s in retriever.retrieve(question, top_k=POOL, filters=filters, clearance=clearance)
-        if clearance.allows(Sensitivity.parse(s.sensitivity))
+        if clearance.allows(Sensitivity.parse(s.sensitivity)) and not s.held
     ]
-    trace.chunk_ids.extend(s.chunk_id for s in retrieved)
+    merged = merge_duplicates(retrieved)
+    # The retrieval record lists each passage once: a copy of a passage (the same text in
+    # another file) is cited with it, not ranked after it.
+    trace.chunk_ids.extend(p.snippet.chunk_id for p in merged)
     wanted = question_terms(question, glossary)
-    passages = [p for p in merge_duplicates(retrieved) if p.answers(wanted, glossary)][:TOP_K]
+    passages = [p for p in merged if p.answers(wanted, glossary)][:TOP_K]
     if not passages:
         return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
     snippets = [p.snippet for p in passages]
@@ -115,6 +123,9 @@ def run_narrative(
     on_topic = on_topic or quote_relevant(passages, wanted, glossary)
     if not on_topic:
         return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
+    if contradicts is not None:
+        on_topic, contradicted = drop_sentences(on_topic, contradicts)
+        trace.facts_contradicted += contradicted
     text, stripped = ground_numbers(on_topic, snippets)
     trace.numbers_stripped += stripped
     body = text.strip() or _NUMBERS_REMOVED[language]
@@ -220,11 +231,13 @@ def filters_for(intent: ParsedIntent) -> RetrievalFilters:
 
 
 def build_prompt(question: str, snippets: list[Snippet], clearance: Sensitivity) -> str:
-    """The user turn: the question and numbered snippets. Refuses uncleared material."""
+    """The user turn: the question and numbered snippets. Refuses uncleared or held material."""
     lines = [f"Question: {question}", "Snippets:"]
     for number, snippet in enumerate(snippets, start=1):
         if not clearance.allows(Sensitivity.parse(snippet.sensitivity)):
             raise PermissionError(f"snippet {snippet.chunk_id} exceeds the caller's clearance")
+        if snippet.held:
+            raise PermissionError(f"snippet {snippet.chunk_id} is held for review")
         lines.append(f"[{number}] (source: {snippet.doc} · {snippet.locator}) {snippet.text}")
     return "\n".join(lines)
 
@@ -251,6 +264,15 @@ def ground_numbers(text: str, snippets: list[Snippet]) -> tuple[str, int]:
             return text, dropped
         dropped += grounded.count(False)
         text = "".join(s if ok else " " for s, ok in zip(sentences, grounded, strict=True)).strip()
+
+
+def drop_sentences(text: str, rejects: Callable[[str], bool]) -> tuple[str, int]:
+    """``text`` without the sentences ``rejects`` flags, each leaving a space (see
+    ``ground_numbers``), and how many were dropped."""
+    sentences = cited_sentences(text)
+    flags = [rejects(s) for s in sentences]
+    kept = "".join(" " if flag else s for s, flag in zip(sentences, flags, strict=True))
+    return kept.strip(), sum(flags)
 
 
 def used_snippets(text: str, count: int) -> list[int]:

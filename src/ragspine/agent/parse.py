@@ -124,6 +124,9 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 
 
 _SLOT = "\x00"
+# A name below is made of ASCII words or of a run of two or more CJK characters; text with
+# neither cannot hold one.
+_NAME_MATERIAL = re.compile(rf"[A-Za-z]|{_CJK_RUN.pattern}")
 
 
 def _unknown_entities(
@@ -139,6 +142,8 @@ def _unknown_entities(
     place_hits = list(places.finditer(residual))
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
+    if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left
+        return tuple(dict.fromkeys(found))
     residual = cues.FILLER.sub(_blank, residual)
     runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
     names = [name for run in runs for name in _names_in(run, any_case)]
@@ -219,7 +224,11 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def _bare(word: str) -> str:
-    return re.sub(r"(?:'s|’s)$", "", word)
+    """``word`` without a possessive "'s" (words never hold a line break, so no regex)."""
+    return word[:-2] if word.endswith(_POSSESSIVE) else word
+
+
+_POSSESSIVE = ("'s", "’s")
 
 
 def _next_to_slot(text: str, start: int, end: int) -> bool:

@@ -6,6 +6,7 @@ import math
 
 from ragspine.agent.messages import Messages
 from ragspine.agent.types import FactNotFound, FoundFact, Slots, ToolResult, UnrecognizedParam
+from ragspine.storage.documents import PendingValue
 
 
 def format_number(value: float, *, signed: bool = False) -> str:
@@ -46,6 +47,19 @@ def render_result(result: ToolResult, msgs: Messages, default_channel: str, lang
     if isinstance(result, UnrecognizedParam):
         return msgs.unrecognized(result.param, result.raw)
     return msgs.unrecognized("tool", result.message)
+
+
+def render_pending(
+    found: FoundFact, pending: PendingValue, msgs: Messages, default_channel: str, language: str
+) -> str:
+    """The disclosure under a found fact: another value for its key waits in review."""
+    return msgs.pending_value(
+        subject(found.slots, default_channel, language),
+        format_number(pending.value),
+        pending.unit,
+        pending.doc_id,
+        pending.locator,
+    )
 
 
 def percent_change(later: float, earlier: float) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Protocol
 from ragspine.enums import ParseableEnum
 from ragspine.profile.periods import Period
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.storage.documents import PendingValue
 
 
 class Route(ParseableEnum, label="route"):
@@ -310,3 +311,6 @@ class AgentResult:
     trace: dict[str, object] = field(default_factory=dict)
     narrative: NarrativeSection | None = None
     guard_override: GuardOverride | None = None
+    # Values other than a found fact's that wait in review (a restatement, a conflicting
+    # document), disclosed in the answer with their source.
+    pending: list[PendingValue] = field(default_factory=list)

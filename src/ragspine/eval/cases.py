@@ -57,6 +57,16 @@ class ExpectedValue:
 
 
 @dataclass(frozen=True)
+class ExpectedPending:
+    """A value waiting in review (say, a restatement) that the answer must disclose, with the
+    document stating it: shown as pending beside the approved fact, never as the answer."""
+
+    value: float
+    unit: str
+    doc: str
+
+
+@dataclass(frozen=True)
 class Expectation:
     """What a correct answer does; a field left unset is not checked."""
 
@@ -68,6 +78,7 @@ class Expectation:
     derived: tuple[str, ...] = ()
     narrative_docs: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
+    pending: tuple[ExpectedPending, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,7 +139,9 @@ _EXPECT_FIELDS = {
     "derived",
     "narrative_docs",
     "forbidden",
+    "pending",
 }
+_PENDING_FIELDS = {"value", "unit", "doc"}
 _VALUE_FIELDS = {"metric", "entity", "period_label", "channel", "value", "unit", "doc", "locator"}
 
 
@@ -174,6 +187,7 @@ def _expectation(raw: dict[str, Any]) -> Expectation:
         derived=_strings(raw, "derived"),
         narrative_docs=_strings(raw, "narrative_docs"),
         forbidden=_strings(raw, "forbidden"),
+        pending=tuple(_pending(item) for item in _list(raw, "pending")),
     )
     _check_consistent(expect)
     return expect
@@ -189,6 +203,22 @@ def _check_consistent(expect: Expectation) -> None:
         raise ValueError("'expect.reason' needs 'expect.mode'")
     if expect.assumed is not None and expect.mode is not ClarifyMode.ANSWER_WITH_ASSUMPTIONS:
         raise ValueError("'expect.assumed' needs mode answer_with_assumptions")
+
+
+def _list(raw: dict[str, Any], name: str) -> list[Any]:
+    items = raw.get(name, [])
+    if not isinstance(items, list):
+        raise ValueError(f"'expect.{name}' must be a list of objects")
+    return items
+
+
+def _pending(item: Any) -> ExpectedPending:
+    if not isinstance(item, dict) or set(item) != _PENDING_FIELDS:
+        raise ValueError(f"pending value {item!r} must have exactly {sorted(_PENDING_FIELDS)}")
+    value = item["value"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"pending value {item!r}: 'value' must be a number")
+    return ExpectedPending(float(value), str(item["unit"]), str(item["doc"]))
 
 
 def _value(item: Any) -> ExpectedValue:

@@ -7,12 +7,16 @@ A number may appear in an answer, of any kind, only when it is
   computed from two such facts;
 - in the narrative part, written in a passage the sentence cites (any cited passage when the
   sentence cites none);
+- a value pending review for a found fact's key (a restatement), which the answer discloses
+  with its source;
 - part of a period the question named, the gateway assumed or offered, or the answer reported
   as not found;
 - a citation index ``[n]``, or inside a document name, a locator, a code (``USD_M``) or an echo
   of the user's own words (an unrecognised parameter, an unknown or competitor name).
 
-Anything else is fabricated. The check reads the typed result (tool results, the intent, the
+Anything else is fabricated, and so is every amount of a narrative sentence that states a
+value the fact table holds differently (``agent.consistency``), when the caller passes the
+``facts`` check. The check reads the typed result (tool results, the intent, the
 narrative section and its passages), never the answer's headings, so it needs no knowledge of
 the wording.
 """
@@ -25,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import product
 
+from ragspine.agent.consistency import FactCheck
 from ragspine.agent.narrative import allowed_numbers, cited_sentences, numbers_in_text
 from ragspine.agent.types import (
     AgentResult,
@@ -72,16 +77,18 @@ def fabricated_numbers(
     *,
     allowed_values: Iterable[float] | None = None,
     default_channel: str = DEFAULT_CHANNEL,
+    facts: FactCheck | None = None,
 ) -> list[Fabrication]:
     """Every number in ``result.answer`` that no allowed source accounts for.
 
     ``allowed_values`` replaces the found facts for the asked slots when the caller knows the
     right values independently (a test's own facts): then the answer is judged against that
-    oracle, not against what the system returned.
+    oracle, not against what the system returned. ``facts`` also counts the amounts of every
+    narrative sentence that contradicts a stored fact.
     """
     if allowed_values is None:
         allowed_values = _asked_fact_values(result, default_channel)
-    values = _with_arithmetic(list(allowed_values))
+    values = _with_arithmetic(list(allowed_values)) + [p.value for p in result.pending]
     structured, narrative = _split(result)
     found = [
         Fabrication(n, "structured")
@@ -90,7 +97,19 @@ def fabricated_numbers(
     ]
     if narrative is not None:
         found += [Fabrication(n, "narrative") for n in _ungrounded(narrative, result)]
+        if facts is not None:
+            found += [Fabrication(n, "narrative") for n in _contradicting(narrative, facts)]
     return found
+
+
+def _contradicting(section: NarrativeSection, facts: FactCheck) -> list[str]:
+    """The numbers of the narrative sentences that state a stored key's value differently."""
+    return [
+        n
+        for sentence in cited_sentences(section.body)
+        if facts.contradicts(sentence)
+        for n in _numbers(_CITATION.sub(" ", sentence))
+    ]
 
 
 def _asked_fact_values(result: AgentResult, default_channel: str) -> list[float]:
@@ -128,6 +147,8 @@ def _blank_known_text(text: str, result: AgentResult) -> str:
     echoes: list[str] = []
     for source in result.sources:
         echoes += [source.doc, source.locator]
+    for pending in result.pending:
+        echoes += [pending.doc_id, pending.locator]
     for r in result.tool_results:
         if isinstance(r, FoundFact):
             echoes += [r.source.doc, r.source.locator]

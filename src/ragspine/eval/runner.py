@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
+from ragspine.agent.consistency import FactCheck
 from ragspine.agent.types import AgentResult
 from ragspine.errors import UsageError
 from ragspine.eval.cases import GoldenCase, Split, load_golden
@@ -42,7 +43,12 @@ def run_golden_eval(
         raise UsageError(f"k must be at least 1, got {k}")
     known = getattr(ask, "default_channel", None)
     channel = default_channel or (known if isinstance(known, str) else DEFAULT_CHANNEL)
-    scores = [score_case(case, ask(case), k=k, default_channel=channel) for case in cases]
+    fact_check = getattr(ask, "fact_check", None)
+    scores = []
+    for case in cases:
+        result = ask(case)
+        facts = fact_check(case) if callable(fact_check) else None
+        scores.append(score_case(case, result, k=k, default_channel=channel, facts=facts))
     if not scores:
         raise UsageError("no golden cases to evaluate")
     return build_report(scores, k=k)
@@ -65,11 +71,22 @@ class WorkspaceAsker:
         return Workspace.open(self._workspace).profile().defaults.channel
 
     def __call__(self, case: GoldenCase) -> AgentResult:
+        return self._rag(case).ask(case.question, reference_date=case.reference_date)
+
+    def _rag(self, case: GoldenCase) -> RAGSpine:
         rag = self._open.get(case.clearance)
         if rag is None:
             rag = RAGSpine.open(self._workspace, provider=self._provider, clearance=case.clearance)
             self._open[case.clearance] = rag
-        return rag.ask(case.question, reference_date=case.reference_date)
+        return rag
+
+    def fact_check(self, case: GoldenCase) -> FactCheck:
+        """The fact table as the case's caller sees it: narrative amounts must agree with it.
+
+        Opens the workspace at the case's clearance if no case at that level was asked yet.
+        """
+        rag = self._rag(case)
+        return FactCheck(rag.store, rag.profile, case.reference_date, case.clearance)
 
     def close(self) -> None:
         for rag in self._open.values():

@@ -9,9 +9,10 @@ Per case, each gate passes, fails or does not apply (``None``):
   ``+255 USD_M``, ``+8.9%``) appears in the answer.
 - **citation validity** (cases with ``values`` or ``narrative_docs``): every expected
   (doc, locator) is in ``result.sources``, and every source the answer lists — expected or not
-  — is named in the answer text, document and locator on one line. A narrative case must cite
-  at least one source. *Which* documents narrative retrieval found is measured by recall@k and
-  MRR, not by this gate.
+  — is named in the answer text, document and locator on one line; no source is listed twice
+  and no passage is quoted twice (copies of one paragraph in two files are one quote citing
+  both files once). A narrative case must cite at least one source. *Which* documents
+  narrative retrieval found is measured by recall@k and MRR, not by this gate.
 - **refusal appropriateness** (cases with ``refuse``): the answer is a refusal exactly when one
   is expected. A refusal is an answer whose kind gives no value (``AnswerKind.refuses``).
 - **clarification appropriateness** (cases with ``mode``): the gateway took the expected mode
@@ -35,10 +36,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from ragspine.agent.consistency import FactCheck
 from ragspine.agent.narrative import TOP_K
 from ragspine.agent.types import AgentResult, ClarifyMode, FoundFact, ToolResult
 from ragspine.enums import ParseableEnum
@@ -64,9 +67,16 @@ GATE_REFUSAL = Gate.REFUSAL
 GATE_CLARIFICATION = Gate.CLARIFICATION
 GATES = tuple(Gate)
 
+T = TypeVar("T")
+
 # The narrative path retrieves TOP_K snippets, so recall is measured at that depth.
 NARRATIVE_K = TOP_K
 
+# A quote is text the answer cites: what stands before a "[n]" mark on its line.
+_CITED = re.compile(r"([^\[\]\n]+?)\s*\[\d+\]")
+_SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+")
+# Shorter pieces (a heading, a label) may repeat legitimately.
+_MIN_QUOTE = 12
 _NUMBER_UNIT = re.compile(r"(?<![\w.])([+-]?\d[\d,]*(?:\.\d+)?)\s*([A-Z][A-Z0-9_]*)")
 
 
@@ -128,8 +138,13 @@ def score_case(
     *,
     k: int = NARRATIVE_K,
     default_channel: str = DEFAULT_CHANNEL,
+    facts: FactCheck | None = None,
 ) -> CaseScore:
-    """Score one answer against its case's expectations (see the module docstring)."""
+    """Score one answer against its case's expectations (see the module docstring).
+
+    ``facts`` (the workspace's fact table as the case's caller sees it) makes the fabrication
+    count include narrative amounts that contradict a stored fact.
+    """
     failures: list[str] = []
     gates = {
         GATE_NUMERIC: numeric_accuracy(case, result, failures),
@@ -137,7 +152,9 @@ def score_case(
         GATE_REFUSAL: refusal_appropriateness(case, result, failures),
         GATE_CLARIFICATION: clarification_appropriateness(case, result, failures),
     }
-    fabricated = tuple(str(f) for f in fabricated_numbers(result, default_channel=default_channel))
+    fabricated = tuple(
+        str(f) for f in fabricated_numbers(result, default_channel=default_channel, facts=facts)
+    )
     if fabricated:
         failures.append(f"states untraceable number(s) {', '.join(fabricated)}")
     hits = tuple(forbidden_hits(case, result))
@@ -161,7 +178,7 @@ def score_case(
 
 def numeric_accuracy(case: GoldenCase, result: AgentResult, failures: list[str]) -> bool | None:
     expect = case.expect
-    if not expect.values and not expect.derived:
+    if not expect.values and not expect.derived and not expect.pending:
         return None
     stated = _stated_values(result.answer)
     before = len(failures)
@@ -179,6 +196,19 @@ def numeric_accuracy(case: GoldenCase, result: AgentResult, failures: list[str])
     for text in expect.derived:
         if text not in result.answer:
             failures.append(f"answer lacks {text!r}")
+    for pending in expect.pending:
+        disclosed = any(
+            math.isclose(p.value, pending.value)
+            and p.unit == pending.unit
+            and p.doc_id == pending.doc
+            for p in result.pending
+        )
+        if not disclosed or not any(
+            math.isclose(v, pending.value) and u == pending.unit for v, u in stated
+        ):
+            failures.append(
+                f"pending {_num(pending.value)} {pending.unit} ({pending.doc}) not disclosed"
+            )
     return len(failures) == before
 
 
@@ -194,9 +224,25 @@ def citation_validity(case: GoldenCase, result: AgentResult, failures: list[str]
     for source in result.sources:
         if not _named(result.answer, source.doc, source.locator):
             failures.append(f"source {source.doc} · {source.locator} not named in the answer")
+    for doc, locator in _repeated((s.doc, s.locator) for s in result.sources):
+        failures.append(f"source {doc} · {locator} listed twice")
+    for quote in repeated_quotes(result.answer):
+        failures.append(f"passage quoted twice: {quote!r}")
     if expect.narrative_docs and not result.sources:
         failures.append("narrative answer cites no source")
     return len(failures) == before
+
+
+def repeated_quotes(answer: str) -> list[str]:
+    """Cited sentences the answer quotes more than once (our own fixed messages, which cite
+    nothing, may repeat: one "not found" per missing fact)."""
+    sentences = (s.strip() for quote in _CITED.findall(answer) for s in _SENTENCE_END.split(quote))
+    return _repeated(s for s in sentences if len(s) >= _MIN_QUOTE)
+
+
+def _repeated(items: Iterable[T]) -> list[T]:
+    counts = Counter(items)
+    return [item for item, n in counts.items() if n > 1]
 
 
 def refusal_appropriateness(

@@ -22,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ragspine.errors import IngestError, UsageError
+from ragspine.ingestion.instructions import describe, find_instructions
 from ragspine.ingestion.model import ExtractedDocument
 from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
 from ragspine.ingestion.review import carry_over
@@ -47,8 +48,9 @@ from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 # Bumped whenever the readers extract more or differently, so unchanged files already in a
 # workspace are read again on the next ingest. 2: chart values, OCR'd scans, borderless and
 # multi-column PDF pages, Word headers/footers/text boxes, titles above a sheet's grid,
-# year-like values and unreadable cells, relative-period headers.
-EXTRACTOR_VERSION = "2"
+# year-like values and unreadable cells, relative-period headers. 3: instruction-like passages
+# held for review.
+EXTRACTOR_VERSION = "3"
 METADATA_SUFFIX = ".meta.json"
 
 
@@ -431,11 +433,38 @@ def _build(
         for i, block in enumerate(document.blocks)
         if block.text.strip()
     ]
+    held = _held_passages(blocks, level)
+    review += held
     title_entities = _block_row(source.doc_id, 0, "-", "title", "", title, level, glossary)
     chunks = chunk_blocks(
-        blocks, version=content_hash[:12], document_entities=title_entities.entities
+        blocks,
+        version=content_hash[:12],
+        document_entities=title_entities.entities,
+        isolated=frozenset(item.locator for item in held),
     )
     return _Built(level, [as_fact(c) for c in accepted], blocks, review, chunks)
+
+
+def _held_passages(blocks: Sequence[TextBlockRow], level: Sensitivity) -> list[ReviewItem]:
+    """One ``suspicious_instruction`` item per block holding instruction-like text.
+
+    The item's locator is the block's; chunking keeps such a block in chunks of its own, so
+    the store can hold exactly those chunks (``Chunk.held``) until a reviewer approves.
+    """
+    items: list[ReviewItem] = []
+    for block in blocks:
+        hits = find_instructions(block.text)
+        if hits:
+            items.append(
+                ReviewItem(
+                    doc_id=block.doc_id,
+                    locator=block.locator,
+                    reason=ReviewReason.SUSPICIOUS_INSTRUCTION.value,
+                    detail=describe(hits),
+                    sensitivity=level.value,
+                )
+            )
+    return items
 
 
 def _proposal(fact: Fact) -> dict[str, object]:

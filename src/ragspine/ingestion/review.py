@@ -1,5 +1,8 @@
 """Review decisions: approve (optionally with a corrected value) or reject a queued item.
 
+Approving a ``suspicious_instruction`` item writes no fact: it releases the held passage, which
+retrieval admits from then on; rejecting it keeps the passage out for good.
+
 Decisions are idempotent — approving an approved item again changes nothing — and every
 applied decision is written to the audit log in the same transaction as its effect. When a
 document is ingested again (or renamed), a decision outlives the old version for every item
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ragspine.errors import ReviewError
+from ragspine.ingestion.tables import ReviewReason
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import Fact, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -28,6 +32,8 @@ def approve(
         return item, False
     if item.state == ReviewState.REJECTED:
         raise ReviewError(f"review item {item_id} was rejected; it cannot be approved now")
+    if item.reason == ReviewReason.SUSPICIOUS_INSTRUCTION:
+        return _release(store, item, correct)
     if item.proposed is None:
         raise ReviewError(
             f"review item {item_id} ({item.reason}) has no fact to approve; fix the source or "
@@ -55,6 +61,19 @@ def approve(
         note=note,
     )
     return _get(store, item_id), True
+
+
+def _release(
+    store: SQLiteWorkspaceStore, item: ReviewItem, correct: float | None
+) -> tuple[ReviewItem, bool]:
+    """Approve a held passage: it proposes no fact, and approving makes it retrievable."""
+    if correct is not None:
+        raise ReviewError(
+            f"review item {item.item_id} ({item.reason}) holds a passage, not a value; "
+            "approve it without --correct"
+        )
+    store.resolve_review(item.item_id, ReviewState.APPROVED, note="passage released")
+    return _get(store, item.item_id), True
 
 
 def reject(store: SQLiteWorkspaceStore, item_id: int, *, note: str = "") -> tuple[ReviewItem, bool]:

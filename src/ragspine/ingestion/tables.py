@@ -49,6 +49,7 @@ class ReviewReason(StrEnum):
     UNIT_MISMATCH = "unit_mismatch"
     NEEDS_OCR = "needs_ocr"
     UNREADABLE = "unreadable"
+    SUSPICIOUS_INSTRUCTION = "suspicious_instruction"
 
 
 @dataclass(frozen=True)

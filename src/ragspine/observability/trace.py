@@ -14,6 +14,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Protocol
 
@@ -44,6 +45,7 @@ TRACE_FIELDS = (
     "security_refused",
     "chunk_ids",
     "numbers_stripped",
+    "facts_contradicted",
     "citations_appended",
     "sources_count",
 )
@@ -109,6 +111,8 @@ class RequestTrace:
     security_refused: bool = False
     chunk_ids: list[str] = field(default_factory=list)
     numbers_stripped: int = 0
+    # Narrative sentences dropped for stating a value the fact table holds differently.
+    facts_contradicted: int = 0
     citations_appended: int = 0
     sources_count: int = 0
     started: float = field(default_factory=time.perf_counter)
@@ -117,11 +121,16 @@ class RequestTrace:
         self.tool_statuses[status] = self.tool_statuses.get(status, 0) + 1
 
     def to_event(self) -> dict[str, object]:
-        values = {name: getattr(self, name) for name in TRACE_FIELDS[4:]}
-        return {
+        event: dict[str, object] = {
             "event": "ragspine.request",
             "request_id": self.request_id,
             "ts": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "duration_ms": round((time.perf_counter() - self.started) * 1000, 3),
-            **values,
         }
+        event.update(zip(_COLLECTED, _collected(self), strict=True))
+        return event
+
+
+# The fields a RequestTrace collects, in schema order, read in one call per request.
+_COLLECTED = TRACE_FIELDS[4:]
+_collected = attrgetter(*_COLLECTED)

@@ -13,6 +13,7 @@ from datetime import date
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
+from ragspine.profile.regex_starts import compile_guarded
 
 METRIC = "metric"
 ENTITY = "entity"
@@ -21,8 +22,9 @@ CHANNEL = "channel"
 # A metric alias glued to one of these names a different metric that the profile does not
 # know (alias + "率", alias + " margin"): answering with the alias's figure would be wrong.
 METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)
-# "其他" / "other" before a metric alias names a different line item ("other income").
-METRIC_PREFIX = re.compile(r"(?:其他|其它|(?<![A-Za-z])other\s+)$", re.IGNORECASE)
+# "其他" / "other" before a metric alias names a different line item ("other income"). It is
+# searched for from the start of the text to the alias, so it skips where it cannot begin.
+METRIC_PREFIX = compile_guarded(r"(?:其他|其它|(?<![A-Za-z])other\s+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

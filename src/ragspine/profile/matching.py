@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
 
 from ahocorasick_rs import AhoCorasick, MatchKind
 
@@ -90,6 +92,10 @@ class AliasMatcher:
             )
             for spelling in _spellings(entry.alias, flexible_spaces):
                 patterns.setdefault(spelling, pattern)
+        # Exact spellings (codes above all: what parsers and models pass back) skip the key.
+        self._by_spelling = {
+            e.alias: self._by_key[k] for e in self._entries if (k := alias_key(e.alias))
+        }
         self._patterns = list(patterns.values())
         self._automaton = (
             AhoCorasick(list(patterns), matchkind=MatchKind.Standard) if patterns else None
@@ -104,16 +110,17 @@ class AliasMatcher:
         if not found:
             return
         offsets = _offsets(text, self._flexible) if respaced else None
+        patterns, size = self._patterns, len(text)
         candidates = []
         for index, start, end in found:
-            pattern = self._patterns[index]
+            pattern = patterns[index]
             begin, stop = (offsets[start], offsets[end - 1] + 1) if offsets else (start, end)
             if pattern.ascii_head and begin > 0 and _is_ascii_word(text[begin - 1]):
                 continue
-            if pattern.ascii_tail and stop < len(text) and _is_ascii_word(text[stop]):
+            if pattern.ascii_tail and stop < size and _is_ascii_word(text[stop]):
                 continue
             candidates.append((begin, -pattern.length, stop, pattern.entry))
-        candidates.sort(key=lambda c: (c[0], c[1]))
+        candidates.sort(key=_POSITION_THEN_LENGTH)
         last_end = 0
         for begin, _, stop, entry in candidates:
             if begin < last_end:
@@ -127,7 +134,12 @@ class AliasMatcher:
 
     def lookup(self, term: str) -> AliasEntry | None:
         """The entry whose alias equals ``term`` exactly (modulo case and whitespace)."""
-        return self._by_key.get(alias_key(term))
+        entry = self._by_spelling.get(term)
+        return entry if entry is not None else self._by_key.get(alias_key(term))
+
+
+# Leftmost first, then longest; a stable sort keeps the automaton's order for exact ties.
+_POSITION_THEN_LENGTH = itemgetter(0, 1)
 
 
 def _spellings(alias: str, flexible_spaces: bool) -> tuple[str, ...]:
@@ -139,6 +151,9 @@ def _spellings(alias: str, flexible_spaces: bool) -> tuple[str, ...]:
     return (spaced, spaceless) if spaced != spaceless else (spaceless,)
 
 
+# A question is read by several matchers in a row (competitors, terms, three cue lists,
+# places), mostly on the same masked text: fold and respace it once.
+@lru_cache(maxsize=64)
 def _searched(text: str, flexible_spaces: bool) -> tuple[str, bool]:
     """The folded text the automaton reads — whitespace dropped (``flexible_spaces``) or runs
     of it written as one space — and whether its whitespace was rewritten (then positions in
@@ -159,7 +174,8 @@ def _rewrites_space(text: str, flexible_spaces: bool) -> bool:
     return _UNUSUAL_SPACE.search(text) is not None
 
 
-def _offsets(text: str, flexible_spaces: bool) -> list[int]:
+@lru_cache(maxsize=64)
+def _offsets(text: str, flexible_spaces: bool) -> tuple[int, ...]:
     """For each character of a respaced ``_searched(text)``, its position in ``text``; only
     computed once the automaton has found something."""
     offsets: list[int] = []
@@ -167,7 +183,7 @@ def _offsets(text: str, flexible_spaces: bool) -> list[int]:
         if offsets and not flexible_spaces:
             offsets.append(word.start() - 1)
         offsets.extend(range(word.start(), word.end()))
-    return offsets
+    return tuple(offsets)
 
 
 def _is_ascii_word(char: str) -> bool:

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
+from ragspine.profile.regex_starts import RuleScanner
+
 PERIOD_TYPES: tuple[str, ...] = ("FY", "H1", "H2", "Q1", "Q2", "Q3", "Q4")
 
 
@@ -279,22 +281,10 @@ _RULES = [*_RELATIVE_COMBOS, *_ABSOLUTE, *_RELATIVE_ALONE]
 _FIRST_RELATIVE_ALONE = len(_RELATIVE_COMBOS) + len(_ABSOLUTE)
 
 
-def _compile() -> re.Pattern[str]:
-    # Inner group names repeat across rules, so each rule's groups get a unique suffix.
-    parts = [f"(?P<r{i}>{_suffix_groups(pattern, i)})" for i, (pattern, _) in enumerate(_RULES)]
-    alternatives = "|".join(parts)
-    # Trying ~30 alternatives at every character is most of a question's parse time; a match
-    # can only start at a digit or at the first character of a word the rules spell out, so a
-    # one-character lookahead skips the rest. Taken from the rules' own text (a superset: every
-    # letter run, group names and escapes included), it cannot miss a word added later.
-    return re.compile(f"(?=[{_first_characters(alternatives)}])(?:{alternatives})", re.IGNORECASE)
-
-
-def _first_characters(source: str) -> str:
-    """Digits, every CJK character and the first letter of every letter run in ``source``."""
-    firsts = {run[0].lower() for run in re.findall(r"[A-Za-z]+", source)}
-    cjk = set(re.findall(r"[^\x00-\x7f]", source))
-    return re.escape("0123456789" + "".join(sorted(firsts | {f.upper() for f in firsts} | cjk)))
+def _alternatives() -> list[str]:
+    # Each rule is a named group, so a match says which rule made it; inner group names repeat
+    # across rules, so each rule's inner groups get a unique suffix.
+    return [f"(?P<r{i}>{_suffix_groups(pattern, i)})" for i, (pattern, _) in enumerate(_RULES)]
 
 
 def _suffix_groups(pattern: str, index: int) -> str:
@@ -304,7 +294,11 @@ def _suffix_groups(pattern: str, index: int) -> str:
     return re.sub(r"\(\?P<(\w+)>", rename, pattern)
 
 
-_PATTERN = _compile()
+# Trying ~30 rules at every character was most of a question's parse time; the scanner tries,
+# at each position, only the rules that can begin there (a digit, the first character of a word
+# a rule spells, a letter only at a word edge where the rule demands one), read from the rules
+# themselves, so a rule added later cannot be missed.
+_SCANNER = RuleScanner(_alternatives(), re.IGNORECASE)
 
 
 def find_periods(
@@ -315,7 +309,7 @@ def find_periods(
 
 
 def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodMatch]:
-    for match in _PATTERN.finditer(text):
+    for match in _SCANNER.finditer(text):
         # Each rule's outer group closes after its inner groups, so it is the last one closed.
         index = int(str(match.lastgroup)[1:])
         resolver = _RULES[index][1]

@@ -28,14 +28,16 @@ def chunk_blocks(
     version: str = "",
     cap: int = CHUNK_CHARS,
     document_entities: tuple[str, ...] = (),
+    isolated: frozenset[str] = frozenset(),
 ) -> list[Chunk]:
     """Chunks of one document, in reading order, with ids ``<doc_id>#<n>``.
 
     A chunk that names no entity inherits ``document_entities`` (those of the document's
     title): a section of a memo about one region is about that region even when it does not
-    say so.
+    say so. A block whose locator is in ``isolated`` (a passage held for review) merges with
+    no neighbour, so its chunks carry exactly its locator and holding them holds nothing else.
     """
-    groups = list(_groups(blocks, cap))
+    groups = list(_groups(blocks, cap, isolated))
     chunks: list[Chunk] = []
     for group in groups:
         for text in _split(" ".join(b.text.strip() for b in group), cap):
@@ -57,13 +59,16 @@ def chunk_blocks(
     return chunks
 
 
-def _groups(blocks: Sequence[TextBlockRow], cap: int) -> Iterator[list[TextBlockRow]]:
+def _groups(
+    blocks: Sequence[TextBlockRow], cap: int, isolated: frozenset[str] = frozenset()
+) -> Iterator[list[TextBlockRow]]:
     """Merge neighbouring paragraphs of one page/section; everything else stands alone."""
     current: list[TextBlockRow] = []
     for block in blocks:
         if block.kind in ("title", "heading") or not block.text.strip():
             continue
-        if current and _mergeable(current, block, cap):
+        alone = block.locator in isolated or (bool(current) and current[-1].locator in isolated)
+        if current and not alone and _mergeable(current, block, cap):
             current.append(block)
             continue
         if current:

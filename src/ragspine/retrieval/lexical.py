@@ -119,7 +119,8 @@ class LexicalIndex:
 
         ``tokens``, when given, holds for each chunk ``" ".join(tokenize(chunk.indexed_text,
         self.mode))`` computed elsewhere (e.g. in worker processes); by default it is computed
-        here.
+        here. A held chunk (``Chunk.held``, instruction-like text awaiting review) is not
+        indexed: no query can find it until a reviewer's approval re-indexes its document.
         """
         if not chunks:
             return
@@ -128,7 +129,11 @@ class LexicalIndex:
         elif len(tokens) != len(chunks):
             raise ValueError(f"{len(tokens)} token strings for {len(chunks)} chunks")
         # Build every document first, so a bad chunk rejects the batch before any is queued.
-        documents = [_document(chunk, text) for chunk, text in zip(chunks, tokens, strict=True)]
+        documents = [
+            _document(chunk, text)
+            for chunk, text in zip(chunks, tokens, strict=True)
+            if not chunk.held
+        ]
         writer = self._writer_for_update()
         for document in documents:
             writer.add_document(document)

@@ -15,7 +15,8 @@ class Snippet:
     """One retrieved passage with its lineage (document + locator) and sensitivity.
 
     ``title`` is the slide title or heading the passage sits under: context for judging what
-    it is about, never quoted or shown to the model as passage text.
+    it is about, never quoted or shown to the model as passage text. ``held`` marks a passage
+    held for review (instruction-like text): no prompt may carry it, whatever the retriever.
     """
 
     chunk_id: str
@@ -25,6 +26,7 @@ class Snippet:
     sensitivity: str = "INTERNAL"
     score: float = 0.0
     title: str = ""
+    held: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,13 @@
 
 Every channel applies the same pre-filters (entity, period, language, clearance) before
 scoring, and the retriever checks clearance once more on the way out — the first of the two
-RESTRICTED exits (the prompt builder is the second).
+RESTRICTED exits (the prompt builder is the second). Held chunks (instruction-like text awaiting
+review) are neither indexed nor admitted, and the prompt builder refuses them too.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from ragspine.profile.glossary import Glossary, glossary_for
@@ -110,12 +112,13 @@ class HybridRetriever:
 
 
 def matches(chunk: Chunk, filters: RetrievalFilters | None, clearance: Sensitivity) -> bool:
-    """The pre-filter rule every channel shares (untagged chunks are neutral).
+    """The pre-filter rule every channel shares (untagged chunks are neutral); a held chunk
+    never passes.
 
     Periods match by containment in fiscal months, the rule ``lexical._required`` expresses
     as terms: a quarter belongs to its year.
     """
-    if Sensitivity.parse(chunk.sensitivity).rank > clearance.rank:
+    if chunk.held or Sensitivity.parse(chunk.sensitivity).rank > clearance.rank:
         return False
     if filters is None:
         return True
@@ -144,6 +147,7 @@ def _snippet(chunk: Chunk, score: float) -> Snippet:
         chunk.sensitivity,
         score,
         chunk.title,
+        chunk.held,
     )
 
 
@@ -172,11 +176,20 @@ def _safe(name: str) -> str:
 
 
 def _versions(store: SQLiteWorkspaceStore) -> dict[str, str]:
-    """What a derived index must match per document: its bytes, metadata and mapping."""
+    """What a derived index must match per document: its bytes, metadata and mapping, and
+    the passages it holds for review (a decision on one re-indexes the document)."""
+    held = store.held_locators()
     return {
         d.doc_id: f"{d.content_hash[:16]}-{d.metadata_hash[:8]}-{d.mapping_version}"
+        + _held_tag(held.get(d.doc_id, ()))
         for d in store.list_documents()
     }
+
+
+def _held_tag(locators: tuple[str, ...]) -> str:
+    if not locators:
+        return ""
+    return "-held-" + hashlib.sha256("\n".join(locators).encode("utf-8")).hexdigest()[:8]
 
 
 def _stale(current: dict[str, str], indexed: dict[str, str]) -> tuple[set[str], set[str]]:

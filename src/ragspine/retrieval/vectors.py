@@ -120,8 +120,9 @@ class VectorIndex:
     ) -> int:
         """Store one row of ``vectors`` per chunk, replacing any earlier vector of the chunk.
 
-        RESTRICTED chunks are skipped unless ``include_restricted``, and so are zero rows (an
-        empty text has no direction to compare); a skipped chunk loses its earlier vector too.
+        RESTRICTED chunks are skipped unless ``include_restricted``, and so are held chunks
+        (instruction-like text awaiting review) and zero rows (an empty text has no direction
+        to compare); a skipped chunk loses its earlier vector too.
         Returns how many vectors were stored.
         """
         rows = np.asarray(vectors, dtype=np.float32)
@@ -133,7 +134,7 @@ class VectorIndex:
         keep = {
             chunk.chunk_id: (chunk.doc_id, row)
             for chunk, row in zip(chunks, rows, strict=True)
-            if (include_restricted or not is_restricted(chunk)) and row.any()
+            if (include_restricted or not is_restricted(chunk)) and not chunk.held and row.any()
         }
         self._forget([self._label_of[c.chunk_id] for c in chunks if c.chunk_id in self._label_of])
         if not keep:
@@ -154,8 +155,9 @@ class VectorIndex:
         *,
         include_restricted: bool = False,
     ) -> int:
-        """Embed and store chunks; RESTRICTED text never reaches the backend unless opted in."""
-        kept = [c for c in chunks if include_restricted or not is_restricted(c)]
+        """Embed and store chunks; RESTRICTED text never reaches the backend unless opted in,
+        and held text (awaiting review) never does."""
+        kept = [c for c in chunks if (include_restricted or not is_restricted(c)) and not c.held]
         if not kept:
             return 0
         vectors = backend.embed([c.indexed_text for c in kept])

@@ -28,6 +28,9 @@ class Chunk:
     language: str
     sensitivity: str
     version: str = ""
+    # Held out of retrieval: an open or rejected ``suspicious_instruction`` review item names
+    # the chunk's passage. Derived from the review queue when the store reads the chunk.
+    held: bool = False
 
     @cached_property
     def period_spans(self) -> tuple[PeriodSpan, ...]:

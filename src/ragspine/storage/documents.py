@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from ragspine.profile.sensitivity import Sensitivity
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ class TextBlockRow:
     periods: tuple[str, ...] = ()
 
 
+# The review reason that holds a passage out of retrieval until approved; the ingestion
+# vocabulary (``ingestion.tables.ReviewReason``) names it, the store filters on it.
+SUSPICIOUS_INSTRUCTION = "suspicious_instruction"
+CONFLICT = "conflict"
+
+
 class ReviewState(StrEnum):
     OPEN = "open"
     APPROVED = "approved"
@@ -91,3 +100,24 @@ class AuditEntry:
     action: str
     detail: str
     at: str
+
+
+@dataclass(frozen=True)
+class PendingValue:
+    """A different value for a fact's key that waits in review (a ``conflict`` item), with the
+    document and locator that state it: what an answer discloses beside the approved fact."""
+
+    value: float
+    unit: str
+    doc_id: str
+    locator: str
+    sensitivity: str
+
+
+@runtime_checkable
+class PendingConflicts(Protocol):
+    """A store that keeps a review queue and can list the pending values of a fact's key."""
+
+    def pending_values(
+        self, key: tuple[str, str, str, str, str], *, clearance: Sensitivity
+    ) -> list[PendingValue]: ...

@@ -12,11 +12,15 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
+    CONFLICT,
+    SUSPICIOUS_INSTRUCTION,
     AuditEntry,
     DocumentRecord,
     DocumentSummary,
+    PendingValue,
     ReviewItem,
     ReviewState,
     TextBlockRow,
@@ -102,6 +106,14 @@ _BLOCK_COLUMNS = (
 _CHUNK_COLUMNS = (
     "chunk_id, doc_id, locator, title, text, entities, periods, language, sensitivity, version"
 )
+# A chunk is held while a suspicious_instruction item on its passage is not approved. Derived
+# on every read rather than stored, so a decision takes effect at once and the schema stays.
+_HELD = (
+    "EXISTS (SELECT 1 FROM review_items r WHERE r.doc_id = chunks.doc_id AND "
+    f"r.locator = chunks.locator AND r.reason = '{SUSPICIOUS_INSTRUCTION}' AND "
+    f"r.state <> '{ReviewState.APPROVED.value}')"
+)
+_CHUNK_SELECT = f"{_CHUNK_COLUMNS}, {_HELD}"
 _REVIEW_INSERT = (
     "doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, resolved_at, "
     "corrected_value"
@@ -253,7 +265,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
     def list_chunks(self, doc_id: str | None = None) -> list[Chunk]:
         where, params = ("WHERE doc_id = ? ", (doc_id,)) if doc_id else ("", ())
         rows = self._query(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks {where}ORDER BY doc_id, rowid", params
+            f"SELECT {_CHUNK_SELECT} FROM chunks {where}ORDER BY doc_id, rowid", params
         )
         return [_chunk_from_row(row) for row in rows]
 
@@ -264,10 +276,23 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             batch = list(chunk_ids[start : start + 500])
             marks = ", ".join("?" for _ in batch)
             rows = self._query(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE chunk_id IN ({marks})", batch
+                f"SELECT {_CHUNK_SELECT} FROM chunks WHERE chunk_id IN ({marks})", batch
             )
             found.update((row[0], _chunk_from_row(row)) for row in rows)
         return found
+
+    def held_locators(self) -> dict[str, tuple[str, ...]]:
+        """Per document, the locators of passages held out of retrieval (see ``Chunk.held``):
+        derived indexes include them in a document's version, so a decision re-indexes it."""
+        rows = self._query(
+            "SELECT doc_id, locator FROM review_items WHERE reason = ? AND state <> ? "
+            "ORDER BY doc_id, locator",
+            (SUSPICIOUS_INSTRUCTION, ReviewState.APPROVED.value),
+        )
+        held: dict[str, tuple[str, ...]] = {}
+        for doc_id, locator in rows:
+            held[str(doc_id)] = (*held.get(str(doc_id), ()), str(locator))
+        return held
 
     def chunk_state(self) -> str:
         """A fingerprint of the chunk table; derived indexes rebuild when it changes."""
@@ -275,7 +300,8 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             "SELECT doc_id, content_hash, metadata_hash, mapping_version FROM documents "
             "ORDER BY doc_id"
         )
-        return hashlib.sha256(repr(rows).encode("utf-8")).hexdigest()[:16]
+        state = repr((rows, sorted(self.held_locators().items())))
+        return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
 
     # --- review queue ----------------------------------------------------------------------
 
@@ -327,6 +353,32 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 "INSERT INTO review_audit (item_id, action, detail, at) VALUES (?, ?, ?, ?)",
                 (item_id, state.value, note, now),
             )
+
+    def pending_values(
+        self, key: tuple[str, str, str, str, str], *, clearance: Sensitivity
+    ) -> list[PendingValue]:
+        """Values other than the approved one that open ``conflict`` items propose for ``key``
+        (metric, entity, period type, period, channel), those ``clearance`` may see."""
+        pending: list[PendingValue] = []
+        for item in self.list_review(ReviewState.OPEN):
+            proposed = item.proposed
+            if item.reason != CONFLICT or proposed is None:
+                continue
+            if not clearance.allows(Sensitivity.parse(item.sensitivity)):
+                continue
+            fields = ("metric_code", "entity", "period_type", "period", "channel")
+            if tuple(str(proposed.get(f, "")) for f in fields) != key:
+                continue
+            pending.append(
+                PendingValue(
+                    float(str(proposed["value"])),
+                    str(proposed.get("unit", "")),
+                    str(proposed.get("source_doc_id", item.doc_id)),
+                    item.locator,
+                    item.sensitivity,
+                )
+            )
+        return pending
 
     def audit_log(self, item_id: int | None = None) -> list[AuditEntry]:
         where, params = ("WHERE item_id = ? ", (item_id,)) if item_id is not None else ("", ())
@@ -448,7 +500,7 @@ def _chunk_row(chunk: Chunk) -> tuple[object, ...]:
 
 
 def _chunk_from_row(row: tuple[Any, ...]) -> Chunk:
-    chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version = row
+    chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version, held = row
     return Chunk(
         chunk_id,
         doc_id,
@@ -460,6 +512,7 @@ def _chunk_from_row(row: tuple[Any, ...]) -> Chunk:
         language,
         sens,
         version,
+        bool(held),
     )
 
 

@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -98,6 +99,15 @@ _SET_STATUS_SQL = (
     f"UPDATE fact_metric SET review_status = ? WHERE {_KEY_WHERE} AND source_doc_id = ?"
 )
 _DELETE_DOC_SQL = "DELETE FROM fact_metric WHERE source_doc_id = ?"
+
+
+@lru_cache(maxsize=4096)
+def _fact_of_row(row: tuple[Any, ...]) -> Fact:
+    """The fact a stored row holds. Building one validates and canonicalises every field
+    (timestamps included), which costs more than the query; a question asks for the same few
+    facts again and again, and a ``Fact`` is immutable, so each distinct row is built once. The
+    key is the whole row, so a changed row is a new entry and nothing can go stale."""
+    return Fact(*row)
 
 
 class SQLiteFactStore:
@@ -227,7 +237,7 @@ class SQLiteFactStore:
                 row = self._conn.execute(_GET_FACT_SQL, params).fetchone()
             except sqlite3.Error as exc:
                 raise self._failure("read facts", exc) from exc
-        return None if row is None else Fact(*row)
+        return None if row is None else _fact_of_row(row)
 
     def list_facts(
         self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None

@@ -75,3 +75,14 @@ def difference_pp(first: str, second: str, diff: str) -> str:
 
 def growth_missing(base: str) -> str:
     return f"Cannot compute the year-on-year change: no data for the base period {base}."
+
+
+def pending_value(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
+    return (
+        f"Note: {subject} has a different value pending review, {value} {unit} (source: "
+        f"{doc} · {locator}, e.g. a restatement); the confirmed value above stands until then."
+    )
+
+
+def provisional(line: str) -> str:
+    return f"{line} (provisional: a figure it uses is pending review)"

@@ -68,3 +68,14 @@ def difference_pp(first: str, second: str, diff: str) -> str:
 
 def growth_missing(base: str) -> str:
     return f"无法计算同比：缺少对比期 {base} 的数据。"
+
+
+def pending_value(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
+    return (
+        f"注意：{subject} 另有待复核的不同数值 {value} {unit}（来源：{doc} · {locator}，"
+        "如重述），复核前以上述已确认数值为准。"
+    )
+
+
+def provisional(line: str) -> str:
+    return f"{line}（暂定：所依据的数值有待复核）"

@@ -1,0 +1,39 @@
+"""Text normalization: the one folding the parser, the gate and ingestion's screens share.
+
+Pasted or hostile text carries characters that look like nothing or like something else:
+zero-width and bidi controls inside a name ("甲\\u200b乙"), full-width letters and digits
+("ＡＢＣ", "２０２３年"), spaces typed between the characters of a Chinese name ("甲 乙").
+``normalize_question`` folds all of them so "甲\\u200b乙" reads as "甲乙"; the text as typed is
+kept for display by the caller. It lives here, below the agent and ingestion, so a question and
+a document's prose are folded by the same rule.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Format characters that render as nothing: zero-width space / joiners / marks, bidi embeddings,
+# overrides and isolates, word joiner and invisible operators, the byte-order mark, soft hyphen.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Full-width punctuation stays as typed: Chinese text uses "，" and "：" as its own separators,
+# and NFKC would turn "甲乙，2024年" into "甲乙,2024年", where "," next to a digit reads as part of
+# a number. Letters, digits and every other compatibility form are folded by NFKC.
+_KEPT_PUNCTUATION = re.compile("([\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65])")
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Chinese is written without spaces, so a space between two CJK characters splits a name.
+_SPACE_IN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+
+
+def normalize_question(text: str) -> str:
+    """``text`` with invisible characters removed, compatibility forms folded (NFKC) and
+    spaces between CJK characters dropped. Idempotent; ASCII text comes back unchanged."""
+    if text.isascii():
+        return text
+    text = _INVISIBLE.sub("", text)
+    if not unicodedata.is_normalized("NFKC", text):
+        text = "".join(
+            part if index % 2 else unicodedata.normalize("NFKC", part)
+            for index, part in enumerate(_KEPT_PUNCTUATION.split(text))
+        )
+    return _SPACE_IN_CJK.sub("", text)
