@@ -83,8 +83,15 @@ MUTANTS = (
         "ignore-passage-clearance",
         "the agent trusts the retriever's clearance filtering",
         "agent/narrative.py",
-        "        if clearance.allows(Sensitivity.parse(s.sensitivity))\n    ]",
-        "        if True\n    ]",
+        "        if clearance.allows(Sensitivity.parse(s.sensitivity)) and not s.held\n",
+        "        if not s.held\n",
+    ),
+    Mutant(
+        "release-held-passages",
+        "passages held for a planted instruction reach the prompt",
+        "agent/narrative.py",
+        "        if clearance.allows(Sensitivity.parse(s.sensitivity)) and not s.held\n",
+        "        if clearance.allows(Sensitivity.parse(s.sensitivity))\n",
     ),
     Mutant(
         "tamper-value",
