@@ -359,15 +359,19 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
     ) -> list[PendingValue]:
         """Values other than the approved one that open ``conflict`` items propose for ``key``
         (metric, entity, period type, period, channel), those ``clearance`` may see."""
+        # Filtered in SQL: this runs for every found fact of every answer, and the open queue
+        # can be long.
+        fields = ("metric_code", "entity", "period_type", "period", "channel")
+        matches = " AND ".join(f"json_extract(proposed, '$.{f}') = ?" for f in fields)
+        rows = self._query(
+            f"SELECT {_REVIEW_COLUMNS} FROM review_items "
+            f"WHERE state = ? AND reason = ? AND {matches} ORDER BY item_id",
+            [ReviewState.OPEN.value, CONFLICT, *key],
+        )
         pending: list[PendingValue] = []
-        for item in self.list_review(ReviewState.OPEN):
+        for item in map(_review_from_row, rows):
             proposed = item.proposed
-            if item.reason != CONFLICT or proposed is None:
-                continue
-            if not clearance.allows(Sensitivity.parse(item.sensitivity)):
-                continue
-            fields = ("metric_code", "entity", "period_type", "period", "channel")
-            if tuple(str(proposed.get(f, "")) for f in fields) != key:
+            if proposed is None or not clearance.allows(Sensitivity.parse(item.sensitivity)):
                 continue
             pending.append(
                 PendingValue(
