@@ -82,3 +82,29 @@ def test_a_scripted_model_stating_a_wrong_value_loses_that_sentence(tmp_path: Pa
     assert "2480" in result.answer  # the structured fact stands
     assert result.trace["facts_contradicted"] == 1
     assert fabricated_numbers(result) == []
+
+
+def test_when_every_model_sentence_is_refuted_the_passages_are_quoted_instead(
+    tmp_path: Path,
+) -> None:
+    """The model says only the refuted value: the answer falls back to quoting the passages'
+    on-topic sentences (screened the same way), not to an empty "figures removed" note."""
+    passage = Snippet(
+        "c1",
+        "hk_memo.md",
+        "section=1,para=1",
+        "Hong Kong revenue in FY2025 was US$9,999m. Agency sales drove Hong Kong revenue.",
+    )
+    model = ScriptedProvider([text("Hong Kong revenue in FY2025 was US$9,999m [1].")])
+    result = answer_question(
+        "Why did Hong Kong revenue grow in FY2025?",
+        CountingStore(tmp_path / "f.db"),
+        model,
+        reference_date=REF,
+        narrative_retriever=ListRetriever([passage]),
+    )
+    assert "9,999" not in result.answer and "9999" not in result.answer
+    assert "Agency sales drove Hong Kong revenue" in result.answer
+    assert "do not support" not in result.answer
+    assert result.trace["facts_contradicted"] == 2  # the model's sentence, then the quote's
+    assert fabricated_numbers(result) == []

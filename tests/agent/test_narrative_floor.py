@@ -10,11 +10,12 @@ import pytest
 
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import MockProvider
-from ragspine.agent.narrative import merge_duplicates, same_passage
+from ragspine.agent.narrative import merge_duplicates
 from ragspine.agent.types import AnswerKind, Source, SourceKind
 from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.loader import load_profile
+from ragspine.retrieval.passages import same_passage
 from ragspine.retrieval.protocol import Snippet
 from ragspine.retrieval.relevance import question_terms, topic_terms
 from tests.agent.helpers import CountingStore, ScriptedProvider, text

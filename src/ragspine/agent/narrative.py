@@ -19,9 +19,8 @@ answer says that no relevant passage was found.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragspine.agent.cues import GROWTH
 from ragspine.agent.types import (
@@ -37,9 +36,9 @@ from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import RequestTrace
 from ragspine.profile.glossary import Glossary
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.passages import fold_copies, numbers_in_text
 from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
 from ragspine.retrieval.relevance import question_terms, topic_terms
-from ragspine.retrieval.tokenizer import tokenize
 
 NARRATIVE_SYSTEM_PROMPT = (
     "Answer only from the numbered snippets. Cite every snippet you use as [n]. "
@@ -52,14 +51,10 @@ TOP_K = 5
 POOL = 3 * TOP_K
 QUOTED_SENTENCES = 3
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 # Sentence ends: CJK or ASCII terminators, or a "." followed by whitespace (not "55.4").
 _SENTENCE_END = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
 _CITATION = re.compile(r"\[(\d+)\]")
 _LEADING_CITATIONS = re.compile(r"^(\s*(?:\[\d+\]\s*)+)")
-# Two passages are copies when their bigram sets overlap this much and they state the same
-# numbers: a re-saved file or a new version with a reflowed line, not a revised figure.
-NEAR_DUPLICATE = 0.9
 
 
 _NO_RETRIEVER = {
@@ -93,9 +88,12 @@ def run_narrative(
     differently (``agent.consistency.FactCheck.contradicts``); such sentences are dropped."""
     if retriever is None:
         return _message(_NO_RETRIEVER[language], AnswerKind.NO_CONTEXT)
+    ranked = retriever.retrieve(question, top_k=POOL, filters=filters, clearance=clearance)
+    # Copies a retriever folded in are screened like the passages themselves.
     retrieved = [
         s
-        for s in retriever.retrieve(question, top_k=POOL, filters=filters, clearance=clearance)
+        for top in ranked
+        for s in (replace(top, copies=()), *top.copies)
         if clearance.allows(Sensitivity.parse(s.sensitivity)) and not s.held
     ]
     merged = merge_duplicates(retrieved)
@@ -118,16 +116,26 @@ def run_narrative(
     except ProviderError:
         trace.provider_error = True
         return _message(_UNAVAILABLE[language], AnswerKind.DEGRADED)
+
+    def screened(candidate: str) -> str:
+        """``candidate`` without sentences that contradict a fact or state an unsupported
+        number."""
+        if contradicts is not None:
+            candidate, contradicted = drop_sentences(candidate, contradicts)
+            trace.facts_contradicted += contradicted
+        candidate, stripped = ground_numbers(candidate, snippets)
+        trace.numbers_stripped += stripped
+        return candidate
+
     on_topic = relevant_sentences(reply.text, wanted, glossary)
-    # The model said nothing on topic, yet the passages do: quote those sentences instead.
-    on_topic = on_topic or quote_relevant(passages, wanted, glossary)
-    if not on_topic:
-        return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
-    if contradicts is not None:
-        on_topic, contradicted = drop_sentences(on_topic, contradicts)
-        trace.facts_contradicted += contradicted
-    text, stripped = ground_numbers(on_topic, snippets)
-    trace.numbers_stripped += stripped
+    text = screened(on_topic)
+    if not text.strip():
+        # The model said nothing on topic that survives the checks, yet the passages may:
+        # quote those sentences instead, screened the same way.
+        quoted = quote_relevant(passages, wanted, glossary)
+        if not on_topic and not quoted:
+            return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
+        text = screened(quoted)
     body = text.strip() or _NUMBERS_REMOVED[language]
     copies = {n: p.copies for n, p in enumerate(passages, start=1)}
     text, citations, appended = force_citations(text, snippets, language, copies)
@@ -155,31 +163,9 @@ class Passage:
 
 
 def merge_duplicates(snippets: Sequence[Snippet]) -> list[Passage]:
-    """Snippets in rank order, each later copy of an earlier one's text folded into it."""
-    passages: list[Passage] = []
-    for snippet in snippets:
-        for index, passage in enumerate(passages):
-            if same_passage(passage.snippet.text, snippet.text):
-                passages[index] = Passage(passage.snippet, (*passage.copies, snippet))
-                break
-        else:
-            passages.append(Passage(snippet))
-    return passages
-
-
-def same_passage(a: str, b: str) -> bool:
-    """Equal up to case, width, spacing and punctuation, or nearly equal with equal numbers."""
-    if _letters(a) == _letters(b):
-        return True
-    if numbers_in_text(a) != numbers_in_text(b):
-        return False
-    ours, theirs = set(tokenize(a)), set(tokenize(b))
-    union = ours | theirs
-    return bool(union) and len(ours & theirs) / len(union) >= NEAR_DUPLICATE
-
-
-def _letters(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+    """Snippets in rank order, each later copy of an earlier one's text folded into it (with
+    the copies a retriever already folded)."""
+    return [Passage(replace(s, copies=()), s.copies) for s in fold_copies(snippets)]
 
 
 def quote_relevant(passages: Sequence[Passage], wanted: frozenset[str], glossary: Glossary) -> str:
@@ -298,11 +284,6 @@ def allowed_numbers(
 def sentence_numbers(sentence: str) -> set[str]:
     """The numbers a sentence states, citation markers aside, thousands separators removed."""
     return numbers_in_text(_CITATION.sub(" ", sentence))
-
-
-def numbers_in_text(text: str) -> set[str]:
-    """Every number written in ``text``, canonical (``1,234.5`` → ``1234.5``)."""
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
 def cited_sentences(text: str) -> list[str]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ragspine.agent.consistency import FactCheck
-from ragspine.agent.narrative import allowed_numbers, cited_sentences, numbers_in_text
+from ragspine.agent.narrative import allowed_numbers, cited_sentences
 from ragspine.agent.types import (
     AgentResult,
     FactNotFound,
@@ -41,6 +41,7 @@ from ragspine.agent.types import (
     UnrecognizedParam,
 )
 from ragspine.profile.periods import Period
+from ragspine.retrieval.passages import numbers_in_text
 from ragspine.storage.facts import DEFAULT_CHANNEL
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")

@@ -27,7 +27,13 @@ class Located(Protocol):
 
 
 def is_match(hit: Located, relevant: Located) -> bool:
-    """Same document, and one locator covers the other."""
+    """Same document, and one locator covers the other — for the hit or for a copy folded
+    into it (the same passage in another file: ``Snippet.copies``)."""
+    copies: tuple[Located, ...] = getattr(hit, "copies", ())
+    return _covers(hit, relevant) or any(_covers(copy, relevant) for copy in copies)
+
+
+def _covers(hit: Located, relevant: Located) -> bool:
     return hit.doc == relevant.doc and (
         locator_covers(hit.locator, relevant.locator)
         or locator_covers(relevant.locator, hit.locator)

@@ -17,6 +17,8 @@ class Snippet:
     ``title`` is the slide title or heading the passage sits under: context for judging what
     it is about, never quoted or shown to the model as passage text. ``held`` marks a passage
     held for review (instruction-like text): no prompt may carry it, whatever the retriever.
+    ``copies`` are lower-ranked passages with the same text (another file or version), folded
+    into this one so they take no place of their own in a ranking.
     """
 
     chunk_id: str
@@ -27,6 +29,7 @@ class Snippet:
     score: float = 0.0
     title: str = ""
     held: bool = False
+    copies: tuple[Snippet, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ review) are neither indexed nor admitted, and the prompt builder refuses them to
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.period_spans import any_within
@@ -17,6 +17,7 @@ from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.embedding import EmbeddingBackend, load_backend
 from ragspine.retrieval.fusion import rrf_fuse
 from ragspine.retrieval.lexical import LexicalIndex
+from ragspine.retrieval.passages import copy_groups
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.retrieval.rerank import Reranker
 from ragspine.retrieval.rewrite import rewrite_query
@@ -75,20 +76,34 @@ class HybridRetriever:
         if self.dense is not None:
             rankings.append(self._dense_ranking(query, filters, clearance))
             weights.append(DENSE_WEIGHT)
-        fused = rrf_fuse(rankings, weights=weights)[: self.candidates]
-        chunks = self.store.get_chunks([cid for cid, _ in fused])
+        pool = list(dict.fromkeys(cid for ranking in rankings for cid in ranking))
+        chunks = self.store.get_chunks(pool)
         admitted = [
-            (chunks[cid], score)
-            for cid, score in fused
-            if cid in chunks and matches(chunks[cid], filters, clearance)
+            cid for cid in pool if cid in chunks and matches(chunks[cid], filters, clearance)
         ]
+        # Copies of a passage (the same text in another file or version) count once in every
+        # ranking, at the best place of any of them: they never push a distinct passage down.
+        group = copy_groups([(cid, chunks[cid].text) for cid in admitted])
+        copies: dict[str, list[str]] = {}
+        for cid in admitted:
+            copies.setdefault(group[cid], []).append(cid)
+        fused = rrf_fuse(
+            [list(dict.fromkeys(group[c] for c in ranking if c in group)) for ranking in rankings],
+            weights=weights,
+        )[: self.candidates]
         # A chunk of a part of the asked period only, or of the comparison period, moves
         # PART_LAG places down: the year's own passages answer for the year first.
         lagged = sorted(
-            enumerate(admitted),
-            key=lambda hit: hit[0] + (0 if _exact(hit[1][0], filters) else PART_LAG),
+            enumerate(fused),
+            key=lambda hit: hit[0] + (0 if _exact(chunks[hit[1][0]], filters) else PART_LAG),
         )
-        snippets = [_snippet(chunk, score) for _, (chunk, score) in lagged]
+        snippets = [
+            replace(
+                _snippet(chunks[cid], score),
+                copies=tuple(_snippet(chunks[c], score) for c in copies[cid][1:]),
+            )
+            for _, (cid, score) in lagged
+        ]
         if self.reranker is not None:
             snippets = self.reranker.rerank(query, snippets)
         return snippets[:top_k]
