@@ -15,12 +15,13 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragspine.cli.common import WorkspaceOption, command_in
+from ragspine.cli.common import WorkspaceOption, command_in, parse_clearance
 from ragspine.errors import ReviewError, StoreError
 from ragspine.ingest_console import ingest_with_progress, print_report, print_review_list
 from ragspine.ingestion import review
 from ragspine.ingestion.pipeline import discover
 from ragspine.profile.loader import load_profile
+from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.retire import forget_documents
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -108,10 +109,17 @@ class ReviewFilter(StrEnum):
 def review_list(
     workspace: WorkspaceOption,
     state: Annotated[ReviewFilter, typer.Option(help="Which items to list.")] = ReviewFilter.OPEN,
+    clearance: Annotated[
+        str | None,
+        typer.Option(help="List only items this clearance may see (default: every item)."),
+    ] = None,
 ) -> None:
     """List review items (open ones by default)."""
+    level = parse_clearance(clearance) if clearance is not None else None
     with Workspace.open(workspace).fact_store() as store:
         items = store.list_review(None if state is ReviewFilter.ALL else ReviewState(state.value))
+    if level is not None:
+        items = [i for i in items if level.allows(Sensitivity.parse(i.sensitivity))]
     print_review_list(items, Console(highlight=False))
 
 

@@ -23,7 +23,7 @@ mapping rules the ingestion pipeline implements:
   pdf/docx/md ``<prefix>,row=R,col=C`` (1-based);
 - R7 documents in sorted path order; a key stated earlier with another value -> ``conflict``;
 - R8 an unmapped row or column label -> ``unmapped_label`` at the label cell, its values dropped;
-- R9 sensitivity: sidecar > filename pattern > keyword > INTERNAL.
+- R9 sensitivity: the highest of the filename pattern (else INTERNAL), keywords and sidecar.
 
 How the corpus avoids the rules' grey zones (so any faithful pipeline agrees): every table
 names entity, period and metric in its headers or its title; unit markers sit in a header or
@@ -85,7 +85,7 @@ __all__ = [
 
 DocumentSpec = DeckSpec | WorkbookSpec | PdfSpec | FlowSpec
 
-# Sidecars: ``<file name>.meta.json`` beats every other sensitivity rule.
+# Sidecars: ``<file name>.meta.json`` may raise the level the other sensitivity rules give.
 SIDECARS: dict[str, str] = dict(content.SIDECARS)
 
 

@@ -55,7 +55,7 @@ CN_MEMO = "memos/CN_Regulation_Update.md"
 STRATEGY = "memos/Strategy_2026.md"
 BOARD = "memos/board_minutes_2025.docx"
 
-# Sidecars: ``<file name>.meta.json`` beats every other sensitivity rule.
+# Sidecars: ``<file name>.meta.json`` may raise the level the other sensitivity rules give.
 SIDECARS: dict[str, str] = {STRATEGY: "CONFIDENTIAL"}
 
 # Each document's sensitivity and the rule (R9) that sets it; the tests re-derive these.

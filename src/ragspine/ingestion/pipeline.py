@@ -27,7 +27,11 @@ from ragspine.ingestion.model import ExtractedDocument
 from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
 from ragspine.ingestion.review import carry_over
 from ragspine.ingestion.safety import SafetyLimits, check_file
-from ragspine.ingestion.sensitivity import resolve_sensitivity
+from ragspine.ingestion.sensitivity import (
+    SensitivityDecision,
+    content_sensitivity,
+    decide_sensitivity,
+)
 from ragspine.ingestion.tables import (
     CandidateFact,
     ReviewCandidate,
@@ -78,6 +82,9 @@ class FileResult:
     error: str = ""
     renamed_from: str = ""
     decisions_kept: int = 0
+    sensitivity: str = ""
+    # An applied ``sensitivity_override``, or a lower sidecar level ignored without one.
+    sensitivity_note: str = ""
 
 
 @dataclass
@@ -106,6 +113,10 @@ class IngestReport:
     @property
     def failures(self) -> list[FileResult]:
         return [r for r in self.results if r.outcome == Outcome.FAILED]
+
+    @property
+    def sensitivity_notes(self) -> list[FileResult]:
+        return [r for r in self.results if r.sensitivity_note]
 
     @property
     def renames(self) -> list[FileResult]:
@@ -267,10 +278,9 @@ def _ingest_one(
         ) == (content_hash, EXTRACTOR_VERSION, version):
             if previous.metadata_hash == metadata_hash:
                 return FileResult(source.doc_id, Outcome.SKIPPED)
-            level = _explicit_or_rules(source, previous, metadata, glossary.profile, store)
-            if not dry_run:
-                store.update_document_metadata(source.doc_id, metadata_hash, level.value)
-            return FileResult(source.doc_id, Outcome.METADATA)
+            if previous.content_sensitivity:
+                return _update_metadata(source, previous, metadata, metadata_hash, store, dry_run)
+            # Ingested before the content's level was stored: read it again to learn it.
         check_file(source.path, limits)
         document = reader_for(source.path).read(source.path)
         replaced = moved_from.doc_id if moved_from else source.doc_id
@@ -283,9 +293,10 @@ def _ingest_one(
             metadata_hash=metadata_hash,
             size_bytes=source.path.stat().st_size,
             kind=source.path.suffix.lower().lstrip("."),
-            sensitivity=built.sensitivity.value,
+            sensitivity=built.sensitivity.level.value,
             extractor_version=EXTRACTOR_VERSION,
             mapping_version=version,
+            content_sensitivity=built.sensitivity.content.value,
         )
         # Carried approvals come last: one may restate a key this document states first.
         facts = [*built.facts, *kept.facts]
@@ -297,6 +308,7 @@ def _ingest_one(
                 kept.items,
                 built.chunks,
                 replaces=moved_from.doc_id if moved_from else None,
+                override_note=_override_note(source.path, built.sensitivity),
             )
         return FileResult(
             source.doc_id,
@@ -306,6 +318,8 @@ def _ingest_one(
             len(kept.items),
             renamed_from=moved_from.doc_id if moved_from else "",
             decisions_kept=kept.decisions,
+            sensitivity=built.sensitivity.level.value,
+            sensitivity_note=built.sensitivity.note(),
         )
     except IngestError as exc:
         return FileResult(source.doc_id, Outcome.FAILED, error=str(exc))
@@ -322,7 +336,7 @@ def _sha256(path: Path) -> str:
 
 
 def _metadata(path: Path) -> dict[str, object]:
-    sidecar = path.with_name(path.name + METADATA_SUFFIX)
+    sidecar = _sidecar(path)
     if not sidecar.is_file():
         return {}
     try:
@@ -336,29 +350,63 @@ def _metadata(path: Path) -> dict[str, object]:
             Sensitivity.parse(str(data["sensitivity"]))
         except ValueError as exc:
             raise IngestError(f"{sidecar}: {exc}") from None
+    if not isinstance(data.get("sensitivity_override", False), bool):
+        raise IngestError(f"{sidecar}: sensitivity_override must be true or false")
     return data
 
 
-def _explicit(metadata: dict[str, object]) -> str | None:
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + METADATA_SUFFIX)
+
+
+def _decide(content: Sensitivity, metadata: dict[str, object]) -> SensitivityDecision:
+    """The content's level combined with the sidecar's ``sensitivity`` (validated earlier)."""
     value = metadata.get("sensitivity")
-    return str(value) if value else None
+    requested = Sensitivity.parse(str(value)) if value else None
+    return decide_sensitivity(
+        content, requested, override=metadata.get("sensitivity_override") is True
+    )
 
 
-def _explicit_or_rules(
+def _override_note(path: Path, decision: SensitivityDecision) -> str:
+    """The audit log's line for an applied override, or "" when there is none."""
+    if not decision.overridden:
+        return ""
+    return (
+        f"{_sidecar(path).name}: sensitivity_override {decision.content.value} -> "
+        f"{decision.level.value}"
+    )
+
+
+def _update_metadata(
     source: SourceFile,
     previous: DocumentRecord,
     metadata: dict[str, object],
-    profile: DomainProfile,
+    metadata_hash: str,
     store: SQLiteWorkspaceStore,
-) -> Sensitivity:
-    """Re-derive the level when only metadata changed, from the stored text (no re-read)."""
-    text = "\n".join(b.text for b in store.list_blocks(previous.doc_id))
-    return resolve_sensitivity(source.path.name, text, profile, _explicit(metadata))
+    dry_run: bool,
+) -> FileResult:
+    """Same bytes, new sidecar: combine the stored content level with it (no re-read), so the
+    level comes from the same complete inputs — text blocks and table cells — as a full read."""
+    decision = _decide(Sensitivity.parse(previous.content_sensitivity), metadata)
+    if not dry_run:
+        store.update_document_metadata(
+            source.doc_id,
+            metadata_hash,
+            decision.level.value,
+            override_note=_override_note(source.path, decision),
+        )
+    return FileResult(
+        source.doc_id,
+        Outcome.METADATA,
+        sensitivity=decision.level.value,
+        sensitivity_note=decision.note(),
+    )
 
 
 @dataclass
 class _Built:
-    sensitivity: Sensitivity
+    sensitivity: SensitivityDecision
     facts: list[Fact]
     blocks: list[TextBlockRow]
     review: list[ReviewItem]
@@ -380,7 +428,8 @@ def _build(
         [b.text for b in document.blocks]
         + [c.text for t in document.tables for row in t.cells for c in row]
     )
-    level = resolve_sensitivity(source.path.name, text, profile, _explicit(metadata))
+    decision = _decide(content_sensitivity(source.path.name, text, profile), metadata)
+    level = decision.level
     title = _doc_title(document, source)
     candidates: list[CandidateFact] = []
     pending: list[ReviewCandidate] = []
@@ -394,7 +443,6 @@ def _build(
         )
         pending.append(ReviewCandidate(issue.locator, reason, issue.reason))
     accepted, conflicts = _check_conflicts({source.doc_id, replaced}, candidates, store)
-    pending += conflicts
 
     def as_fact(candidate: CandidateFact) -> Fact:
         entity = profile.entity(candidate.entity)
@@ -415,16 +463,19 @@ def _build(
             mapping_version=version,
         )
 
-    review = [
-        ReviewItem(
+    def as_item(p: ReviewCandidate, sensitivity: Sensitivity) -> ReviewItem:
+        return ReviewItem(
             doc_id=source.doc_id,
             locator=p.locator,
             reason=p.reason.value,
             detail=p.detail,
             proposed=_proposal(as_fact(p.fact)) if p.fact else None,
-            sensitivity=level.value,
+            sensitivity=sensitivity.value,
         )
-        for p in pending
+
+    # A conflict item mentions another document too: it is as sensitive as the more sensitive.
+    review = [as_item(p, level) for p in pending] + [
+        as_item(c.candidate, Sensitivity.highest(level, c.mentions)) for c in conflicts
     ]
     blocks = [
         _block_row(
@@ -442,7 +493,7 @@ def _build(
         document_entities=title_entities.entities,
         isolated=frozenset(item.locator for item in held),
     )
-    return _Built(level, [as_fact(c) for c in accepted], blocks, review, chunks)
+    return _Built(decision, [as_fact(c) for c in accepted], blocks, review, chunks)
 
 
 def _held_passages(blocks: Sequence[TextBlockRow], level: Sensitivity) -> list[ReviewItem]:
@@ -484,27 +535,36 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
+@dataclass(frozen=True)
+class _Conflict:
+    candidate: ReviewCandidate
+    mentions: Sensitivity  # the level of the statement it conflicts with
+
+
 def _check_conflicts(
     own: set[str], candidates: list[CandidateFact], store: SQLiteWorkspaceStore
-) -> tuple[list[CandidateFact], list[ReviewCandidate]]:
+) -> tuple[list[CandidateFact], list[_Conflict]]:
     """Keep the first statement of each key; a different value later, here or in another
     document already stored, is a conflict for a reviewer — never a silent overwrite.
 
     ``own`` holds the document's id and the id it replaces (a rename): neither is "another".
+    Another document's value is never quoted: that document may be (or become) more sensitive
+    than this one, so the item names where the other statement is, not what it says.
     """
     accepted: dict[tuple[str, str, str, str, str], CandidateFact] = {}
-    conflicts: list[ReviewCandidate] = []
+    conflicts: list[_Conflict] = []
     for fact in candidates:
         earlier = accepted.get(fact.key)
         if earlier is not None:
             if not (_same(earlier.value, fact.value) and earlier.unit == fact.unit):
+                detail = (
+                    f"this document also states {earlier.value:g} {earlier.unit} at "
+                    f"{earlier.locator}"
+                )
                 conflicts.append(
-                    ReviewCandidate(
-                        fact.locator,
-                        ReviewReason.CONFLICT,
-                        f"this document also states {earlier.value:g} {earlier.unit} at "
-                        f"{earlier.locator}",
-                        fact,
+                    _Conflict(
+                        ReviewCandidate(fact.locator, ReviewReason.CONFLICT, detail, fact),
+                        Sensitivity.PUBLIC,
                     )
                 )
             continue
@@ -515,13 +575,11 @@ def _check_conflicts(
         ]
         if others:
             first = others[0]
+            detail = f"{first.source_doc_id} states a different value at {first.source_locator}"
             conflicts.append(
-                ReviewCandidate(
-                    fact.locator,
-                    ReviewReason.CONFLICT,
-                    f"{first.source_doc_id} states {first.value:g} {first.unit} at "
-                    f"{first.source_locator}",
-                    fact,
+                _Conflict(
+                    ReviewCandidate(fact.locator, ReviewReason.CONFLICT, detail, fact),
+                    Sensitivity.parse(first.sensitivity),
                 )
             )
             continue

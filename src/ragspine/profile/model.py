@@ -114,8 +114,13 @@ class FilenameRule(_Frozen):
 
 
 class KeywordRule(_Frozen):
+    """A keyword raising a document's level. English words match whole and, unless
+    ``case_sensitive``, in any case: a marking such as ``RESTRICTED`` is case-sensitive so that
+    "restricted cash" in prose does not lock a public report away."""
+
     keyword: str = Field(min_length=1)
     level: Sensitivity
+    case_sensitive: bool = False
 
 
 class SensitivitySection(_Frozen):

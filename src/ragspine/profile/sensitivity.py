@@ -19,6 +19,11 @@ class Sensitivity(ParseableEnum, label="sensitivity"):
         """True when a caller cleared for ``self`` may see material marked ``level``."""
         return level.rank <= self.rank
 
+    @staticmethod
+    def highest(first: Sensitivity, *others: Sensitivity) -> Sensitivity:
+        """The most sensitive of the levels given."""
+        return max((first, *others), key=lambda level: level.rank)
+
     def visible_levels(self) -> tuple[str, ...]:
         """The stored level names a caller with this clearance may read."""
         return tuple(level.value for level in Sensitivity if self.allows(level))

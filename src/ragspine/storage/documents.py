@@ -29,6 +29,9 @@ class DocumentRecord:
     n_facts: int = 0
     n_blocks: int = 0
     n_review: int = 0
+    # The level the file's name and content call for, before its sidecar: what a metadata-only
+    # update combines the new sidecar with. '' for documents ingested before it was stored.
+    content_sensitivity: str = ""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestam
 from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
 
 _COMPONENT = "ingest"
-SCHEMA_VERSION = 1
+# 2: documents.content_sensitivity (the level from the file's name and content alone) and the
+# document_audit table.
+SCHEMA_VERSION = 2
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS documents (
@@ -45,7 +47,8 @@ _SCHEMA = (
         ingested_at TEXT NOT NULL,
         n_facts INTEGER NOT NULL,
         n_blocks INTEGER NOT NULL,
-        n_review INTEGER NOT NULL
+        n_review INTEGER NOT NULL,
+        content_sensitivity TEXT NOT NULL DEFAULT ''
     )""",
     """CREATE TABLE IF NOT EXISTS text_blocks (
         doc_id TEXT NOT NULL CHECK (doc_id <> ''),
@@ -94,11 +97,23 @@ _SCHEMA = (
         detail TEXT NOT NULL,
         at TEXT NOT NULL
     )""",
+    """CREATE TABLE IF NOT EXISTS document_audit (
+        audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        doc_id TEXT NOT NULL,
+        action TEXT NOT NULL,
+        detail TEXT NOT NULL,
+        at TEXT NOT NULL
+    )""",
 )
+# Version 1 workspaces gain the column; their documents keep '' (unknown) until read again.
+_MIGRATIONS = {
+    2: ("ALTER TABLE documents ADD COLUMN content_sensitivity TEXT NOT NULL DEFAULT ''",),
+}
 
 _DOC_COLUMNS = (
     "doc_id, source_path, content_hash, metadata_hash, size_bytes, kind, sensitivity, "
-    "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review"
+    "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review, "
+    "content_sensitivity"
 )
 _BLOCK_COLUMNS = (
     "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
@@ -128,8 +143,15 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
     def init_schema(self) -> None:
         super().init_schema()
         with self._transaction("create the ingestion schema") as conn:
+            row = conn.execute(
+                "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
+            ).fetchone()
             for statement in _SCHEMA:
                 conn.execute(statement)
+            if row is not None:
+                for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS.get(version, ()):
+                        conn.execute(statement)
             conn.execute(
                 "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
                 (_COMPONENT, SCHEMA_VERSION),
@@ -154,13 +176,15 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         chunks: Sequence[Chunk] = (),
         *,
         replaces: str | None = None,
+        override_note: str = "",
     ) -> None:
         """Swap in everything one document contributes, atomically.
 
         ``replaces`` names a document this one supersedes under another id (a renamed file):
         its rows go in the same transaction, so the store never holds both names or neither.
         A review item with an ``item_id`` keeps that id, its state and its audit trail; a
-        decided one gets a "carried over" audit entry.
+        decided one gets a "carried over" audit entry. An ``override_note`` (a sidecar's
+        ``sensitivity_override`` applied) goes to the document audit log.
         """
         doc_id = record.doc_id
         for fact in facts:
@@ -184,18 +208,26 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             _insert_review(conn, doc_id, review, now, _carry_note(record, replaces))
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
-                f"VALUES ({', '.join('?' for _ in range(13))})",
+                f"VALUES ({', '.join('?' for _ in range(14))})",
                 (
                     *_doc_values(record),
                     record.ingested_at or now,
                     len(facts),
                     len(blocks),
                     len(review),
+                    record.content_sensitivity,
                 ),
             )
+            _audit_document(conn, doc_id, override_note, now)
 
-    def update_document_metadata(self, doc_id: str, metadata_hash: str, sensitivity: str) -> None:
-        """Same bytes, new metadata: re-apply sensitivity to every row of the document."""
+    def update_document_metadata(
+        self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
+    ) -> None:
+        """Same bytes, new metadata: re-apply sensitivity to every row of the document.
+
+        A conflict item never goes below the level it had: it may mention another, more
+        sensitive document, whose level it took.
+        """
         with self._transaction(f"update metadata of {doc_id!r}") as conn:
             conn.execute(
                 "UPDATE documents SET metadata_hash = ?, sensitivity = ? WHERE doc_id = ?",
@@ -205,10 +237,16 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 "UPDATE fact_metric SET sensitivity = ? WHERE source_doc_id = ?",
                 (sensitivity, doc_id),
             )
-            for table in ("text_blocks", "review_items", "chunks"):
+            for table in ("text_blocks", "chunks"):
                 conn.execute(
                     f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ?", (sensitivity, doc_id)
                 )
+            conn.execute(
+                f"UPDATE review_items SET sensitivity = ? WHERE doc_id = ? AND NOT "
+                f"(reason = '{CONFLICT}' AND {_rank_sql('sensitivity')} > {_rank_sql('?')})",
+                (sensitivity, doc_id, sensitivity),
+            )
+            _audit_document(conn, doc_id, override_note, utc_timestamp())
 
     def remove_document(self, doc_id: str) -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
@@ -384,12 +422,35 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             )
         return pending
 
+    def document_audit(self, doc_id: str) -> list[AuditEntry]:
+        """What was done to a document's level by hand (``sensitivity_override``), oldest
+        first; ``item_id`` is 0 in these entries."""
+        rows = self._query(
+            "SELECT 0, action, detail, at FROM document_audit WHERE doc_id = ? ORDER BY audit_id",
+            (doc_id,),
+        )
+        return [AuditEntry(*row) for row in rows]
+
     def audit_log(self, item_id: int | None = None) -> list[AuditEntry]:
         where, params = ("WHERE item_id = ? ", (item_id,)) if item_id is not None else ("", ())
         rows = self._query(
             f"SELECT item_id, action, detail, at FROM review_audit {where}ORDER BY audit_id", params
         )
         return [AuditEntry(*row) for row in rows]
+
+
+def _rank_sql(expression: str) -> str:
+    """A SQL expression ranking a sensitivity level (our own enum values only)."""
+    cases = " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
+    return f"(CASE {expression} {cases} END)"
+
+
+def _audit_document(conn: sqlite3.Connection, doc_id: str, note: str, now: str) -> None:
+    if note:
+        conn.execute(
+            "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (?, ?, ?, ?)",
+            (doc_id, "sensitivity_override", note, now),
+        )
 
 
 def _delete_rows(conn: sqlite3.Connection, doc_id: str) -> None:
