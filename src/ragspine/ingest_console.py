@@ -85,6 +85,9 @@ def print_report(report: IngestReport, console: Console, *, workspace: Path | No
     console.print(table)
     for failure in report.failures:
         console.print(f"[red]failed[/red] {failure.doc_id}: {failure.error}", soft_wrap=True)
+    for result in report.warned:
+        for warning in result.warnings:
+            console.print(f"warning {result.doc_id}: {warning}", soft_wrap=True, markup=False)
     for line in folder_changes(report, workspace):
         console.print(line, soft_wrap=True, markup=False)
 
