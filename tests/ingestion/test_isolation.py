@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +28,7 @@ from ragspine.ingestion.tables import ABSURD_MAGNITUDE, ReviewReason
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from tests.test_cli_ingest import ENV, summary
 
 GOOD = "good.md"
 NINES = "9" * 400
@@ -372,6 +375,54 @@ def test_a_file_that_keeps_warning_has_its_notes_capped(
     notes = results["noisy.pdf"].warnings
     assert len(notes) == MAX_NOTES + 1
     assert notes[-1] == "and 3 more library messages"
+
+
+# --------------------------------------------------------------------------- the command line
+
+# Runs ``ragspine`` in this process and reports its peak memory (KiB) on stderr's last line.
+_MEASURED = """
+import resource, sys
+from ragspine.cli import main
+try:
+    main()
+finally:
+    print(f"maxrss_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", file=sys.stderr)
+"""
+
+
+def test_the_command_line_fails_bad_files_alone_and_prints_the_summary_subprocess(
+    folder: Path, tmp_path: Path
+) -> None:
+    big = million_cell_workbook(folder / "big.xlsx")
+    source = _workbook(tmp_path / "source.xlsx", [["Revenue", 1]])
+    style = _rewrite(
+        source, folder / "style.xlsx", "xl/styles.xml", rb'<sz val="[^"]*"', b'<sz val="eleven"'
+    )
+    noisy_pdf(folder / "noisy.pdf")
+    os.mkfifo(folder / "pipe.md")
+
+    command = ["ingest", str(folder), "--workspace", str(tmp_path / "ws")]
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *command],
+        capture_output=True,
+        encoding="utf-8",
+        env=ENV,
+        timeout=300,
+        check=False,
+    )
+
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert f"failed big.xlsx: {big}: 1,200,000 cells exceed the limit of 500,000" in lines
+    assert any(line.startswith(f"failed style.xlsx: {style}: not a readable") for line in lines)
+    assert f"failed pipe.md: {folder / 'pipe.md'}: a named pipe (FIFO), not a regular file" in lines
+    assert f"warning noisy.pdf: {NOISE}" in lines
+    counts = summary(done.stdout)
+    assert (counts["files"], counts["ingested"], counts["failed"]) == (5, 2, 3)
+    *messages, peak = done.stderr.splitlines()
+    assert messages == []  # no traceback, no library noise
+    # Loading the workbook would take well over a gigabyte; counting its cells takes nothing.
+    assert int(peak.removeprefix("maxrss_kib=")) < 600 * 1024
 
 
 # --------------------------------------------------------------------------- builders
