@@ -89,6 +89,9 @@ def print_report(report: IngestReport, console: Console, *, workspace: Path | No
         console.print(
             f"sensitivity {result.doc_id}: {result.sensitivity_note}", soft_wrap=True, markup=False
         )
+    for result in report.warned:
+        for warning in result.warnings:
+            console.print(f"warning {result.doc_id}: {warning}", soft_wrap=True, markup=False)
     for line in folder_changes(report, workspace):
         console.print(line, soft_wrap=True, markup=False)
 

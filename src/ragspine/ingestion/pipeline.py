@@ -1,10 +1,12 @@
 """Ingest files into a workspace: read → map tables to facts → check conflicts → store.
 
-Each file is handled alone: a corrupt file fails with a message naming it and the rest of the
-batch goes on. A file whose bytes, metadata sidecar, extractor and mapping (profile) are all
-unchanged is skipped; changed metadata alone is re-applied without re-reading the file; a
-changed file replaces everything its previous version contributed in one transaction, keeping
-the review decisions on items that did not change.
+Each file is handled alone: whatever goes wrong reading or mapping it — a corrupt file, a limit
+exceeded, a library's surprise — fails that file with a message naming it and the reason, and
+the rest of the batch goes on; only a store that cannot be written stops the batch. A file
+whose bytes, metadata sidecar, extractor and mapping (profile) are all unchanged is skipped;
+changed metadata alone is re-applied without re-reading the file; a changed file replaces
+everything its previous version contributed in one transaction, keeping the review decisions
+on items that did not change.
 
 A folder is compared with what was ingested from it before: a new file with the bytes of a
 document that vanished from the folder is that document renamed (it moves, in one
@@ -16,17 +18,21 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from ragspine.errors import IngestError, UsageError
+from ragspine.errors import IngestError, StoreError, UsageError
 from ragspine.ingestion.instructions import describe, find_instructions
+from ragspine.ingestion.isolation import library_notes
 from ragspine.ingestion.model import ExtractedDocument
 from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
+from ragspine.ingestion.readers.boundary import describe as describe_error
 from ragspine.ingestion.review import carry_over
-from ragspine.ingestion.safety import SafetyLimits, check_file
+from ragspine.ingestion.safety import SafetyLimits, WorkBudget, check_file
 from ragspine.ingestion.sensitivity import (
     SensitivityDecision,
     content_sensitivity,
@@ -66,10 +72,18 @@ class Outcome(StrEnum):
     FAILED = "failed"
 
 
+# What a file that read without error but yielded nothing is told.
+NOTHING_FOUND = "no text or figures found"
+
+
 @dataclass(frozen=True)
 class SourceFile:
+    """A file to ingest; ``problem`` says why something found in a folder cannot be (a named
+    pipe, a sub-folder that cannot be listed), so it fails by name instead of vanishing."""
+
     doc_id: str
     path: Path
+    problem: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +99,7 @@ class FileResult:
     sensitivity: str = ""
     # An applied ``sensitivity_override``, or a lower sidecar level ignored without one.
     sensitivity_note: str = ""
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass
@@ -119,6 +134,10 @@ class IngestReport:
         return [r for r in self.results if r.sensitivity_note]
 
     @property
+    def warned(self) -> list[FileResult]:
+        return [r for r in self.results if r.warnings]
+
+    @property
     def renames(self) -> list[FileResult]:
         return [r for r in self.results if r.outcome == Outcome.RENAMED]
 
@@ -137,28 +156,56 @@ def discover(paths: Sequence[Path]) -> list[SourceFile]:
 
     A folder's files are named relative to that folder ("decks/review.pptx"), so two
     ``report.pdf`` in different folders never collide; a file given directly is named by its
-    file name. Missing paths are a usage error.
+    file name. Missing paths are a usage error. What a folder holds that cannot be read — a
+    named pipe, a socket, a broken link, a sub-folder that cannot be listed — comes back with
+    its ``problem``, to fail by name.
     """
     found: dict[str, SourceFile] = {}
     for root in paths:
         if not root.exists():
             raise UsageError(f"{root}: no such file or folder")
-        if root.is_file():
-            candidates: Iterable[tuple[str, Path]] = [(root.name, root)]
+        if root.is_dir():
+            candidates: Iterable[SourceFile] = _folder(root)
         else:
-            candidates = (
-                (p.relative_to(root).as_posix(), p)
-                for p in root.rglob("*")
-                if p.is_file()
-                and not any(part.startswith(".") for part in p.relative_to(root).parts)
-            )
-        for doc_id, path in candidates:
             # A file named directly is always attempted, so an unsupported type fails loudly
             # instead of vanishing; in folders only supported types are picked up.
-            supported = path.suffix.lower() in SUPPORTED_SUFFIXES or root.is_file()
-            if supported and not path.name.endswith(METADATA_SUFFIX):
-                found.setdefault(doc_id, SourceFile(doc_id, path))
+            candidates = [SourceFile(root.name, root)]
+        for candidate in candidates:
+            found.setdefault(candidate.doc_id, candidate)
     return [found[k] for k in sorted(found)]
+
+
+def _folder(root: Path) -> Iterator[SourceFile]:
+    """The supported files under ``root`` (hidden ones left out), and what cannot be read."""
+    unlisted: list[OSError] = []
+    for folder, subfolders, names in os.walk(root, onerror=unlisted.append):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+        for name in names:
+            if name.startswith("."):
+                continue
+            path = Path(folder, name)
+            doc_id = path.relative_to(root).as_posix()
+            if not path.is_file():
+                yield SourceFile(doc_id, path, _not_regular(path))
+            elif path.suffix.lower() in SUPPORTED_SUFFIXES and not name.endswith(METADATA_SUFFIX):
+                yield SourceFile(doc_id, path)
+    for error in unlisted:
+        path = Path(error.filename)
+        where = path.relative_to(root).as_posix()
+        reason = f"cannot read folder: {error.strerror or describe_error(error)}"
+        yield SourceFile(f"{root.name if where == '.' else where}/", path, reason)
+
+
+def _not_regular(path: Path) -> str:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "broken link: its target does not exist"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return "a device, not a regular file"
 
 
 def mapping_version(profile: DomainProfile) -> str:
@@ -201,15 +248,17 @@ def ingest(
     else:
         report.missing = left
     for source in sources:
-        result = _ingest_one(
-            source,
-            store,
-            glossary,
-            version,
-            dry_run,
-            limits or SafetyLimits(),
-            moves.get(source.doc_id),
-        )
+        with library_notes() as notes:
+            result = _ingest_one(
+                source,
+                store,
+                glossary,
+                version,
+                dry_run,
+                limits or SafetyLimits(),
+                moves.get(source.doc_id),
+            )
+        result = replace(result, warnings=(*result.warnings, *notes))
         report.results.append(result)
         if on_file is not None:
             on_file(result)
@@ -225,11 +274,14 @@ def _vanished(
     """
     roots = [f.resolve() for f in folders]
     present = {str(s.path.resolve()) for s in sources}
+    # A sub-folder that cannot be listed has not lost its documents.
+    unlisted = [s.path.resolve() for s in sources if s.problem]
     return [
         d
         for d in store.list_documents()
         if d.source_path not in present
         and any(Path(d.source_path).is_relative_to(root) for root in roots)
+        and not any(Path(d.source_path).is_relative_to(folder) for folder in unlisted)
     ]
 
 
@@ -242,7 +294,7 @@ def _renames(
         by_hash.setdefault(document.content_hash, []).append(document)
     moves: dict[str, DocumentRecord] = {}
     for source in sources:
-        if not by_hash or store.get_document(source.doc_id) is not None:
+        if source.problem or not by_hash or store.get_document(source.doc_id) is not None:
             continue
         try:
             candidates = by_hash.get(_sha256(source.path))
@@ -262,7 +314,18 @@ def _ingest_one(
     limits: SafetyLimits,
     moved_from: DocumentRecord | None = None,
 ) -> FileResult:
+    """The per-file boundary: any exception reading or mapping the file fails this file alone.
+
+    Readers raise ``IngestError`` with a precise reason where they can; anything else (a
+    library's TypeError on a crafted file, a RecursionError) still fails only this file, named
+    by its class and message. A store that cannot be written (``StoreError``), Ctrl-C and
+    ``SystemExit`` stop the batch: they are not about this file.
+    """
+    if source.problem:
+        return FileResult(source.doc_id, Outcome.FAILED, error=f"{source.path}: {source.problem}")
     try:
+        if not source.path.is_file():
+            check_file(source.path, limits)  # "not a regular file": a pipe would block the hash
         if source.path.stat().st_size > limits.max_bytes:
             check_file(source.path, limits)  # raises "oversized" before reading the bytes
         content_hash = _sha256(source.path)
@@ -282,9 +345,13 @@ def _ingest_one(
                 return _update_metadata(source, previous, metadata, metadata_hash, store, dry_run)
             # Ingested before the content's level was stored: read it again to learn it.
         check_file(source.path, limits)
-        document = reader_for(source.path).read(source.path)
+        budget = WorkBudget(source.path, limits)
+        document = reader_for(source.path, budget).read(source.path)
+        _within(budget, document)
         replaced = moved_from.doc_id if moved_from else source.doc_id
-        built = _build(source, document, glossary, metadata, store, content_hash, version, replaced)
+        built = _build(
+            source, document, glossary, metadata, store, content_hash, version, replaced, budget
+        )
         kept = carry_over(store.list_review(doc_id=replaced), built.review)
         record = DocumentRecord(
             doc_id=source.doc_id,
@@ -320,11 +387,29 @@ def _ingest_one(
             decisions_kept=kept.decisions,
             sensitivity=built.sensitivity.level.value,
             sensitivity_note=built.sensitivity.note(),
+            warnings=() if facts or built.blocks or kept.items else (NOTHING_FOUND,),
         )
     except IngestError as exc:
         return FileResult(source.doc_id, Outcome.FAILED, error=str(exc))
     except OSError as exc:
-        return FileResult(source.doc_id, Outcome.FAILED, error=f"{source.path}: {exc.strerror}")
+        reason = exc.strerror or describe_error(exc)
+        return FileResult(source.doc_id, Outcome.FAILED, error=f"{source.path}: {reason}")
+    except StoreError:
+        raise
+    except Exception as exc:  # the boundary itself: no exception escapes one file
+        return FileResult(
+            source.doc_id,
+            Outcome.FAILED,
+            error=f"{source.path}: could not be read: {describe_error(exc)}",
+        )
+
+
+def _within(budget: WorkBudget, document: ExtractedDocument) -> None:
+    """Whatever the reader counted already, the extracted form as a whole keeps to the limits."""
+    cells = [cell for table in document.tables for row in table.cells for cell in row]
+    budget.cells(len(cells))
+    budget.rows(sum(table.n_rows for table in document.tables))
+    budget.characters(sum(len(b.text) for b in document.blocks) + sum(len(c.text) for c in cells))
 
 
 def _sha256(path: Path) -> str:
@@ -343,6 +428,8 @@ def _metadata(path: Path) -> dict[str, object]:
         data = json.loads(sidecar.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise IngestError(f"{sidecar}: metadata is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise IngestError(f"{sidecar}: metadata is nested too deeply to be read") from None
     if not isinstance(data, dict):
         raise IngestError(f"{sidecar}: metadata must be a JSON object")
     if "sensitivity" in data:
@@ -422,6 +509,7 @@ def _build(
     content_hash: str,
     version: str,
     replaced: str,
+    budget: WorkBudget,
 ) -> _Built:
     profile = glossary.profile
     text = "\n".join(
@@ -434,6 +522,7 @@ def _build(
     candidates: list[CandidateFact] = []
     pending: list[ReviewCandidate] = []
     for table in document.tables:
+        budget.tick(f"table {table.locator_prefix}")
         mapped = map_table(table, glossary, title)
         candidates += mapped.facts
         pending += mapped.review

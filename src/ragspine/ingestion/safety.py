@@ -1,4 +1,5 @@
-"""Checks a file must pass before any parser touches it: size, real format and zip bombs.
+"""Checks a file must pass before any parser touches it (size, real format, zip bombs) and the
+budget of work it may cost while it is read and mapped (cells, rows, pages, characters, time).
 
 Every failure is an ``IngestError`` whose message names the file and the reason, so a batch
 ingest can report each rejected file on one line.
@@ -6,8 +7,10 @@ ingest can report each rejected file on one line.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragspine.errors import IngestError
@@ -17,12 +20,63 @@ _MiB = 1024 * 1024
 
 @dataclass(frozen=True)
 class SafetyLimits:
-    """Resource limits for one input file (sizes in bytes)."""
+    """Resource limits for one input file (sizes in bytes).
+
+    The work limits hold for the whole file: every table's cells and rows together (a
+    workbook's are counted from its sheet parts before it is loaded), its PDF pages or slides,
+    the characters of its text and table cells, and the seconds spent reading and mapping it.
+    The defaults pass the largest honest reports we know with a wide margin and keep the
+    memory one file can take well under 1 GB.
+    """
 
     max_bytes: int = 100 * _MiB
     max_zip_uncompressed: int = 200 * _MiB
     max_zip_entries: int = 5000
     max_zip_ratio: float = 200.0
+    max_cells: int = 500_000
+    max_rows: int = 200_000
+    max_pages: int = 5_000
+    max_characters: int = 20_000_000
+    max_seconds: float = 300.0
+
+
+@dataclass
+class WorkBudget:
+    """What reading and mapping one file may still cost; each check raises ``IngestError``.
+
+    Readers count what they are about to load (a workbook's cells, a PDF's pages) before they
+    load it, and call ``tick`` between pages, sheets and slides, so a hostile file stops early
+    instead of running the machine out of memory or time.
+    """
+
+    path: Path
+    limits: SafetyLimits = field(default_factory=SafetyLimits)
+    started: float = field(default_factory=time.monotonic)
+
+    def cells(self, count: int) -> None:
+        self._at_most(count, self.limits.max_cells, "cells")
+
+    def rows(self, count: int) -> None:
+        self._at_most(count, self.limits.max_rows, "rows")
+
+    def pages(self, count: int, noun: str = "pages") -> None:
+        self._at_most(count, self.limits.max_pages, noun)
+
+    def characters(self, count: int) -> None:
+        self._at_most(count, self.limits.max_characters, "characters")
+
+    def tick(self, where: str) -> None:
+        """Fail when the file has taken longer than ``max_seconds``; ``where`` names the spot."""
+        elapsed = time.monotonic() - self.started
+        if elapsed > self.limits.max_seconds:
+            raise IngestError(
+                f"{self.path}: reading took {elapsed:,.1f} seconds, over the limit of "
+                f"{self.limits.max_seconds:,g} seconds (stopped at {where})"
+            )
+
+    def _at_most(self, count: int, limit: int, noun: str) -> None:
+        if count > limit:
+            raise IngestError(f"{self.path}: {count:,} {noun} exceed the limit of {limit:,}")
 
 
 # Entries smaller than this cannot hurt whatever their ratio, and tiny repetitive XML parts of
@@ -77,7 +131,8 @@ def check_file(
     """
     path = Path(path)
     base = limits or SafetyLimits()
-    limits = SafetyLimits(
+    limits = dataclasses.replace(
+        base,
         max_bytes=base.max_bytes if max_bytes is None else max_bytes,
         max_zip_uncompressed=(
             base.max_zip_uncompressed if max_zip_uncompressed is None else max_zip_uncompressed

@@ -37,6 +37,11 @@ from ragspine.profile.glossary import Glossary
 from ragspine.profile.model import MetricKind
 from ragspine.profile.periods import Period, find_periods
 
+# No honest figure is this large in its normalised unit: 1e15 millions of dollars is ten
+# million times world GDP, 1e15 % or 1e15 visitors is nonsense. Past it, and for values that
+# overflowed to infinity (400 "9"s, 1e308 scaled by a "billion" label), a cell is a review item.
+ABSURD_MAGNITUDE = 1e15
+
 
 class ReviewReason(StrEnum):
     CONFLICT = "conflict"
@@ -49,6 +54,7 @@ class ReviewReason(StrEnum):
     UNIT_MISMATCH = "unit_mismatch"
     NEEDS_OCR = "needs_ocr"
     UNREADABLE = "unreadable"
+    ABSURD_VALUE = "absurd_value"
     SUSPICIOUS_INSTRUCTION = "suspicious_instruction"
 
 
@@ -415,6 +421,16 @@ def _map_cell(
     if cell.confidence is not None:  # read by OCR: the locator carries the engine's score
         locator += f",{confidence_mark(cell.confidence)}"
     unit, value = _unit_and_value(cell, parsed, row, col, chain, definition.kind, definition.unit)
+    if not abs(value) <= ABSURD_MAGNITUDE:  # NaN and infinity included
+        result.review.append(
+            ReviewCandidate(
+                locator,
+                ReviewReason.ABSURD_VALUE,
+                f"cell text {_clipped(cell.text)!r} reads as {value:.6g} {unit}, beyond "
+                f"{ABSURD_MAGNITUDE:.0e} in absolute value",
+            )
+        )
+        return
     fact = CandidateFact(
         metric_code=metric[0],
         entity=entity[0],
@@ -457,6 +473,10 @@ def _map_cell(
 
 
 _MISMATCH = "?"
+
+
+def _clipped(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 def _unit_and_value(

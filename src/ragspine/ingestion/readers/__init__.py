@@ -12,40 +12,40 @@ from pathlib import Path
 
 from ragspine.errors import IngestError
 from ragspine.ingestion.model import ExtractedDocument, Reader
-from ragspine.ingestion.safety import SafetyLimits, check_file
+from ragspine.ingestion.safety import SafetyLimits, WorkBudget, check_file
 
 
-def _pptx() -> Reader:
+def _pptx(budget: WorkBudget | None) -> Reader:
     from ragspine.ingestion.readers.pptx_reader import PptxReader
 
-    return PptxReader()
+    return PptxReader(budget)
 
 
-def _xlsx() -> Reader:
+def _xlsx(budget: WorkBudget | None) -> Reader:
     from ragspine.ingestion.readers.xlsx_reader import XlsxReader
 
-    return XlsxReader()
+    return XlsxReader(budget)
 
 
-def _pdf() -> Reader:
+def _pdf(budget: WorkBudget | None) -> Reader:
     from ragspine.ingestion.readers.pdf_reader import PdfReader
 
-    return PdfReader()
+    return PdfReader(budget)
 
 
-def _docx() -> Reader:
+def _docx(budget: WorkBudget | None) -> Reader:
     from ragspine.ingestion.readers.docx_reader import DocxReader
 
-    return DocxReader()
+    return DocxReader(budget)
 
 
-def _text() -> Reader:
+def _text(budget: WorkBudget | None) -> Reader:
     from ragspine.ingestion.readers.text_reader import TextReader
 
-    return TextReader()
+    return TextReader(budget)
 
 
-_FACTORIES: dict[str, Callable[[], Reader]] = {
+_FACTORIES: dict[str, Callable[[WorkBudget | None], Reader]] = {
     ".pptx": _pptx,
     ".xlsx": _xlsx,
     ".xlsm": _xlsx,
@@ -59,21 +59,25 @@ _FACTORIES: dict[str, Callable[[], Reader]] = {
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(_FACTORIES)
 
 
-def reader_for(path: str | Path) -> Reader:
-    """The reader for ``path``'s suffix (case-insensitive); ``IngestError`` if none."""
+def reader_for(path: str | Path, budget: WorkBudget | None = None) -> Reader:
+    """The reader for ``path``'s suffix (case-insensitive); ``IngestError`` if none.
+
+    The reader keeps to ``budget`` (default: ``SafetyLimits()``'s, counted from the read).
+    """
     path = Path(path)
     factory = _FACTORIES.get(path.suffix.lower())
     if factory is None:
         kind = f"'{path.suffix}'" if path.suffix else "(no suffix)"
         supported = ", ".join(SUPPORTED_SUFFIXES)
         raise IngestError(f"{path}: unsupported file type {kind}; supported: {supported}")
-    return factory()
+    return factory(budget)
 
 
 def read_document(path: str | Path, limits: SafetyLimits | None = None) -> ExtractedDocument:
-    """Check ``path`` against ``limits`` (size, real format, zip bombs), then read it."""
+    """Check ``path`` against ``limits`` (size, real format, zip bombs), then read it within
+    them (cells, rows, pages, characters, time)."""
     path = Path(path)
-    reader = reader_for(path)
+    reader = reader_for(path, WorkBudget(path, limits or SafetyLimits()))
     check_file(path, limits)
     return reader.read(path)
 

@@ -29,6 +29,7 @@ from lxml import etree
 from ragspine.ingestion.model import Cell, ExtractedDocument
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.sections import PartWriter, SectionWriter, TableNumbering
+from ragspine.ingestion.safety import WorkBudget
 
 _HEADING_STYLES = ("heading", "标题", "title")
 _BODY_OUTLINE_LEVEL = 9  # Word's outline level for body text; 0-8 are heading levels
@@ -44,15 +45,18 @@ class DocxReader:
 
     suffixes: tuple[str, ...] = (".docx",)
 
+    def __init__(self, budget: WorkBudget | None = None) -> None:
+        self._budget = budget
+
     def read(self, path: Path) -> ExtractedDocument:
         with bad_file_errors(path, "Word document", PythonDocxError, OpcError, etree.LxmlError):
             word = docx.Document(str(path))
             document = ExtractedDocument(path=path, title=word.core_properties.title or "")
-            _read_body(word, document)
+            _read_body(word, document, self._budget or WorkBudget(path))
             return document
 
 
-def _read_body(word: WordDocument, document: ExtractedDocument) -> None:
+def _read_body(word: WordDocument, document: ExtractedDocument, budget: WorkBudget) -> None:
     """The body in order; each section's new headers before it, its new footers after it."""
     writer = SectionWriter(document)
     margins = _Margins(document)
@@ -61,7 +65,8 @@ def _read_body(word: WordDocument, document: ExtractedDocument) -> None:
     if section is not None:
         writer.context = margins.headers(section)
     boxes = 0
-    for item in word.iter_inner_content():
+    for number, item in enumerate(word.iter_inner_content(), start=1):
+        budget.tick(f"paragraph or table {number:,}")
         _write(item, writer)
         for box in _text_boxes(item):
             boxes += 1

@@ -11,7 +11,8 @@ or turns from heading to body.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,13 +35,14 @@ from ragspine.ingestion.model import (
     Table,
     TextBlock,
 )
-from ragspine.ingestion.readers.boundary import bad_file_errors
+from ragspine.ingestion.readers.boundary import bad_file_errors, describe
 from ragspine.ingestion.readers.pdf_layout import (
     BBox,
     PageTable,
     borderless_tables,
     reading_regions,
 )
+from ragspine.ingestion.safety import WorkBudget
 
 _HEADING_SIZE_RATIO = 1.15  # a line this much larger than the body text reads as a heading
 _PARAGRAPH_PITCH = 1.5  # line-to-line distance, in line heights, that starts a paragraph
@@ -57,21 +59,40 @@ class PdfReader:
 
     suffixes: tuple[str, ...] = (".pdf",)
 
+    def __init__(self, budget: WorkBudget | None = None) -> None:
+        self._budget = budget
+
     def read(self, path: Path) -> ExtractedDocument:
+        budget = self._budget or WorkBudget(path)
         # pdfminer parses lazily, so a damaged object can surface on any page: the whole read
         # is the boundary.
         with (
             bad_file_errors(path, "PDF", PdfminerException, MalformedPDFException, PSException),
-            _open(path) as pdf,
+            _opened(path) as pdf,
         ):
             document = ExtractedDocument(path=path, title=_metadata_title(pdf))
             heading = ""
-            for number, page in enumerate(pdf.pages, start=1):
+            pages = _pages(path, pdf)
+            budget.pages(len(pages))
+            for number, page in enumerate(pages, start=1):
+                budget.tick(f"page {number}")
                 heading = _read_page(page, number, heading, document)
                 page.close()
             if not document.title:
                 document.title = next((b.title for b in document.blocks if b.title), "")
             return document
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[PDF]:
+    pdf = _open(path)
+    try:
+        yield pdf
+    finally:
+        try:
+            pdf.close()
+        except (IndexError, TypeError):  # closing walks the pages again, malformed ones too
+            pdf.stream.close()
 
 
 def _open(path: Path) -> PDF:
@@ -81,6 +102,18 @@ def _open(path: Path) -> PDF:
         if exc.args and isinstance(exc.args[0], PDFEncryptionError):
             raise IngestError(f"{path}: encrypted PDF: a password is required to open it") from exc
         raise
+
+
+def _pages(path: Path, pdf: PDF) -> list[Page]:
+    """Every page; pdfplumber trusts the page dictionaries' types, so a ``/MediaBox [0 0]``
+    or a ``/Rotate (abc)`` surfaces here as an IndexError or a TypeError."""
+    try:
+        return list(pdf.pages)
+    except (IndexError, TypeError) as exc:
+        raise IngestError(
+            f"{path}: malformed page dictionary (/MediaBox, /CropBox or /Rotate of the wrong "
+            f"shape or type): {describe(exc)}"
+        ) from exc
 
 
 def _metadata_title(pdf: PDF) -> str:

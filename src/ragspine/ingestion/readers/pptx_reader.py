@@ -29,6 +29,7 @@ from ragspine.ingestion.model import (
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.pptx_chart import one_line, read_chart
+from ragspine.ingestion.safety import WorkBudget
 
 
 class PptxReader:
@@ -37,11 +38,17 @@ class PptxReader:
 
     suffixes: tuple[str, ...] = (".pptx",)
 
+    def __init__(self, budget: WorkBudget | None = None) -> None:
+        self._budget = budget
+
     def read(self, path: Path) -> ExtractedDocument:
+        budget = self._budget or WorkBudget(path)
         with bad_file_errors(path, "PowerPoint deck", PythonPptxError, etree.LxmlError):
             presentation = Presentation(str(path))
             document = ExtractedDocument(path=path, title=presentation.core_properties.title)
+            budget.pages(len(presentation.slides), "slides")
             for number, slide in enumerate(presentation.slides, start=1):
+                budget.tick(f"slide {number}")
                 _read_slide(slide, number, document)
             if not document.title:
                 document.title = next((b.text for b in document.blocks if b.kind == "title"), "")

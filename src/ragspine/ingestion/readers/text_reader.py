@@ -16,6 +16,7 @@ from ragspine.errors import IngestError
 from ragspine.ingestion.model import Cell, ExtractedDocument
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.sections import SectionWriter, TableNumbering
+from ragspine.ingestion.safety import WorkBudget
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -30,12 +31,17 @@ class TextReader:
 
     suffixes: tuple[str, ...] = (*_MARKDOWN_SUFFIXES, ".txt")
 
+    def __init__(self, budget: WorkBudget | None = None) -> None:
+        self._budget = budget
+
     def read(self, path: Path) -> ExtractedDocument:
         with bad_file_errors(path, "text file"):
             data = path.read_bytes()
         document = ExtractedDocument(path=path)
         writer = SectionWriter(document)
-        lines = _decode(path, data).splitlines()
+        text = _decode(path, data)
+        (self._budget or WorkBudget(path)).characters(len(text))
+        lines = text.splitlines()
         if path.suffix.lower() in _MARKDOWN_SUFFIXES:
             _markdown(lines, writer)
         else:

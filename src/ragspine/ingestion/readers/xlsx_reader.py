@@ -25,6 +25,7 @@ from openpyxl.xml.functions import iterparse
 from ragspine.ingestion.model import Cell, ExtractedDocument, LocatorStyle, ReaderIssue, Table
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.number_format import render_number
+from ragspine.ingestion.safety import WorkBudget
 
 # (row, column), both 1-based as in the sheet.
 _Coord = tuple[int, int]
@@ -35,6 +36,9 @@ _CELL_TAG = f"{{{SHEET_MAIN_NS}}}c"
 _FORMULA_TAG = f"{{{SHEET_MAIN_NS}}}f"
 # A sheet part without this byte pattern holds no formula and is not parsed a second time.
 _ANY_FORMULA = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?f[\s/>]")
+_CELL_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
+_ROW_START = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_LONGEST_TAG = 64  # bytes: room for a namespace prefix, the name and one more character
 
 
 class XlsxReader:
@@ -42,8 +46,15 @@ class XlsxReader:
 
     suffixes: tuple[str, ...] = (".xlsx", ".xlsm")
 
+    def __init__(self, budget: WorkBudget | None = None) -> None:
+        self._budget = budget
+
     def read(self, path: Path) -> ExtractedDocument:
-        with bad_file_errors(path, "Excel workbook", InvalidFileException, SyntaxError):
+        budget = self._budget or WorkBudget(path)
+        # openpyxl's descriptors raise TypeError for a style or property of the wrong type
+        # (``<sz val="eleven">``): a bad file, not a bug of ours.
+        with bad_file_errors(path, "Excel workbook", InvalidFileException, SyntaxError, TypeError):
+            _count_grid(path, budget)  # before openpyxl holds every cell in memory
             # data_only: the values Excel computed and cached, not the formulas' text. The
             # workbook is loaded once; where formulas are is read from the sheet parts directly.
             excel = ExcelReader(path, read_only=False, data_only=True, keep_links=False)
@@ -53,8 +64,34 @@ class XlsxReader:
             formulas = _formula_cells(path, parts)
             document = ExtractedDocument(path=path, title=workbook.properties.title or "")
             for sheet in workbook.worksheets:
-                _read_sheet(sheet, formulas.get(sheet.title, set()), document)
+                budget.tick(f"sheet {sheet.title!r}")
+                _read_sheet(sheet, formulas.get(sheet.title, set()), document, budget)
             return document
+
+
+def _count_grid(path: Path, budget: WorkBudget) -> None:
+    """Count the cells and rows of every sheet part as its bytes stream by: a 50 MB workbook of
+    a million cells is refused in seconds and constant memory, where loading it would take
+    minutes and gigabytes."""
+    cells = rows = 0
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            with archive.open(name) as part:
+                tail = b""
+                for chunk in iter(lambda: part.read(1 << 20), b""):
+                    data = tail + chunk
+                    # Keep an unfinished tag for the next chunk (tags are short).
+                    cut = data.rfind(b"<", max(0, len(data) - _LONGEST_TAG))
+                    cut = len(data) if cut < 0 else cut
+                    cells += len(_CELL_START.findall(data, 0, cut))
+                    rows += len(_ROW_START.findall(data, 0, cut))
+                    tail = data[cut:]
+                cells += len(_CELL_START.findall(tail))
+                rows += len(_ROW_START.findall(tail))
+    budget.cells(cells)
+    budget.rows(rows)
 
 
 def _formula_cells(path: Path, parts: dict[str, str]) -> dict[str, set[_Coord]]:
@@ -89,9 +126,14 @@ def _formula_coords(xml: bytes) -> Iterator[_Coord]:
         element.clear()
 
 
-def _read_sheet(sheet: Any, formulas: set[_Coord], document: ExtractedDocument) -> None:
+def _read_sheet(
+    sheet: Any, formulas: set[_Coord], document: ExtractedDocument, budget: WorkBudget
+) -> None:
     if not hasattr(sheet, "iter_rows"):
         return  # a chartsheet has no cells
+    # One small merge tag can span a whole sheet: its cells count before they are expanded.
+    spans = sheet.merged_cells.ranges
+    budget.cells(sum(merged.size["rows"] * merged.size["columns"] for merged in spans))
     origins = _merge_origins(sheet)
     missing = {coord for coord in formulas if sheet.cell(*coord).value is None}
     filled = {coord for coord, cell in _cells(sheet) if _has_content(cell)}
@@ -103,6 +145,7 @@ def _read_sheet(sheet: Any, formulas: set[_Coord], document: ExtractedDocument) 
     grid_used = {(r, c) for r, c in used if r >= first_row}
     rows = range(first_row, max(r for r, _ in grid_used) + 1)
     cols = range(min(c for _, c in grid_used), max(c for _, c in grid_used) + 1)
+    budget.cells(len(rows) * len(cols))  # two far-apart cells span a grid of blanks
     grid = tuple(
         tuple(_cell(sheet, (r, c), origins, i, j) for j, c in enumerate(cols))
         for i, r in enumerate(rows)
