@@ -9,9 +9,11 @@ import pytest
 from ragspine.agent.llm_provider import MockProvider
 from ragspine.agent.types import AnswerKind, Source
 from ragspine.demo.fixtures import load_quickstart_facts, quickstart_facts
-from ragspine.errors import ProfileError, StoreError, WorkspaceNotFoundError
+from ragspine.errors import ProfileError, StoreError, UsageError, WorkspaceNotFoundError
 from ragspine.facade import RAGSpine
 from ragspine.profile.loader import example_profile_path
+from ragspine.retrieval.lexical import LexicalIndex
+from ragspine.retrieval.retriever import INDEX_DIR
 from ragspine.workspace import Workspace
 
 FOUND_Q = "中国内地FY2024的REVENUE是多少"
@@ -120,3 +122,30 @@ def test_rerank_uses_the_provider_and_falls_back_on_nonsense(tmp_path: Path) -> 
         result = rag.ask("香港监管动态", reference_date=date(2026, 11, 26))
     assert judge.calls == 2  # one rerank call (malformed → fused order kept), one synthesis
     assert result.sources[0].doc == "memos/HK_Regulatory_Memo.docx"
+
+
+def test_a_read_only_workspace_answers_and_refuses_to_ingest(
+    workspace: Path, tmp_path: Path
+) -> None:
+    database = (workspace / "ragspine.db").read_bytes()
+    memo = tmp_path / "memo.md"
+    memo.write_text("# Memo\n\nACME HK grew.\n", encoding="utf-8")
+
+    with RAGSpine.open(workspace, read_only=True) as rag:
+        assert rag.ask(FOUND_Q).answer_kind is AnswerKind.FOUND
+        with pytest.raises(UsageError, match="read-only"):
+            rag.ingest(memo)
+
+    assert (workspace / "ragspine.db").read_bytes() == database
+
+
+def test_ingest_leaves_the_search_index_current(workspace: Path, tmp_path: Path) -> None:
+    memo = tmp_path / "memo.md"
+    memo.write_text("# Memo\n\nZanzibar expansion is on hold.\n", encoding="utf-8")
+
+    with RAGSpine.open(workspace) as rag:
+        rag.ingest(memo)
+
+    index = LexicalIndex.open_read_only(workspace / INDEX_DIR / "lexical")
+    assert index is not None and set(index.doc_versions()) == {"memo.md"}
+    assert index.search("zanzibar")

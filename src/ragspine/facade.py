@@ -15,6 +15,7 @@ from typing import Self
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import LLMProvider, MockProvider
 from ragspine.agent.types import AgentResult
+from ragspine.errors import UsageError
 from ragspine.ingestion.pipeline import IngestReport, ingest
 from ragspine.observability.trace import TraceSink
 from ragspine.profile.model import DomainProfile
@@ -26,11 +27,18 @@ from ragspine.workspace import Workspace
 
 
 class _LazyRetriever:
-    """Opens (and syncs) the workspace's indexes on the first narrative question only, so
+    """Opens the workspace's indexes (read-only) on the first narrative question only, so
     structured questions never pay for loading the search index."""
 
-    def __init__(self, workspace: Workspace, dense: str | None, reranker: Reranker | None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        store: SQLiteWorkspaceStore,
+        dense: str | None,
+        reranker: Reranker | None,
+    ) -> None:
         self._workspace = workspace
+        self._store = store
         self._dense = dense
         self._reranker = reranker
         self._inner: NarrativeRetriever | None = None
@@ -47,12 +55,12 @@ class _LazyRetriever:
             from ragspine.retrieval.retriever import open_retriever
 
             self._inner = open_retriever(
-                self._workspace, dense=self._dense, reranker=self._reranker
+                self._workspace, store=self._store, dense=self._dense, reranker=self._reranker
             )
         return self._inner.retrieve(query, top_k=top_k, filters=filters, clearance=clearance)
 
     def reset(self) -> None:
-        """Forget the opened indexes (after an ingest) so the next question re-syncs them."""
+        """Forget the opened indexes (after an ingest) so the next question reopens them."""
         self._inner = None
 
 
@@ -72,7 +80,7 @@ class RAGSpine:
     ) -> None:
         self.workspace = workspace
         reranker = LLMListwiseReranker(provider) if rerank else None
-        self.retriever = _LazyRetriever(workspace, dense, reranker)
+        self.retriever = _LazyRetriever(workspace, store, dense, reranker)
         self.store = store
         self.profile = profile
         self.provider = provider
@@ -89,6 +97,7 @@ class RAGSpine:
         create: bool = False,
         dense: str | None = None,
         rerank: bool = False,
+        read_only: bool = False,
     ) -> Self:
         """Open a workspace; it is created only when ``create`` is true.
 
@@ -97,20 +106,36 @@ class RAGSpine:
         for an unknown clearance. ``provider`` defaults to the offline ``MockProvider``;
         ``dense`` names an embedding backend ("hashing", "minilm", a model path) to add the
         dense channel to narrative retrieval; ``rerank`` lets the provider reorder retrieved
-        passages (any failure keeps the fused order).
+        passages (any failure keeps the fused order). ``read_only`` opens the store for
+        questions only (what ``ragspine ask`` does): nothing in the workspace but the trace
+        file is written, a store without RAGSpine tables is a ``WorkspaceNotFoundError``,
+        and ``ingest`` is refused.
         """
         level = Sensitivity.parse(clearance)
         root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
         ws = Workspace.create(root) if create else Workspace.open(root)
         profile = ws.profile()
-        store = ws.fact_store()
+        store = ws.fact_store(read_only=read_only)
         return cls(
             ws, store, profile, provider or MockProvider(), level, ws.trace_sink(), dense, rerank
         )
 
     def ingest(self, *paths: str | Path, dry_run: bool = False) -> IngestReport:
-        """Ingest files or folders into this workspace (unchanged files are skipped)."""
-        report = ingest([Path(p) for p in paths], self.store, self.profile, dry_run=dry_run)
+        """Ingest files or folders into this workspace (unchanged files are skipped).
+
+        Holds the workspace's write lock (waiting for another writer to finish) and updates
+        the search index before returning, as ``ragspine ingest`` does.
+        """
+        if self.store.read_only:
+            raise UsageError(f"workspace {self.workspace.root} was opened read-only")
+        sources = [Path(p) for p in paths]
+        if dry_run:
+            return ingest(sources, self.store, self.profile, dry_run=True)
+        from ragspine.retrieval.refresh import refresh_indexes
+
+        with self.workspace.write_lock():
+            report = ingest(sources, self.store, self.profile)
+            refresh_indexes(self.workspace, self.store)
         self.retriever.reset()
         return report
 

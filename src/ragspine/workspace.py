@@ -4,13 +4,20 @@ Layout (embedded default):
     DIR/ragspine.db       SQLite: facts, document manifest, text blocks, review queue
     DIR/traces.jsonl      one privacy-aware trace event per request
     DIR/profile.toml      optional domain profile; the shipped example profile otherwise
+    DIR/index/            derived search indexes, written by the writing commands only
+    DIR/write.lock        held by the one process writing the workspace (ingest, review...)
 
 Opening a workspace that does not exist is an error: a silently created empty store would
-answer every question with "not found".
+answer every question with "not found". Readers open the store read-only; writers take
+``write_lock`` first, so two of them never interleave their batches.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +30,9 @@ from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 DB_NAME = "ragspine.db"
 TRACE_NAME = "traces.jsonl"
 PROFILE_NAME = "profile.toml"
+LOCK_NAME = "write.lock"
+# The schema components a store must record to be a workspace (facts, then ingestion's tables).
+_COMPONENTS = ("fact_metric", "ingest")
 
 
 @dataclass(frozen=True)
@@ -74,11 +84,44 @@ class Workspace:
     def profile(self) -> DomainProfile:
         return load_profile(self.profile_path if self.profile_path.is_file() else None)
 
-    def fact_store(self) -> SQLiteWorkspaceStore:
-        """The workspace's store (facts, manifest, text blocks, review queue), schema ensured."""
-        store = SQLiteWorkspaceStore(self.db_path)
-        store.init_schema()
+    def fact_store(self, *, read_only: bool = False) -> SQLiteWorkspaceStore:
+        """The workspace's store (facts, manifest, text blocks, review queue), schema ensured.
+
+        ``read_only`` opens it for questions: nothing is created or changed, and a file that
+        holds no RAGSpine schema (a 0-byte ``ragspine.db``, say) is a
+        ``WorkspaceNotFoundError``.
+        """
+        if not read_only:
+            store = SQLiteWorkspaceStore(self.db_path)
+            store.init_schema()
+            return store
+        store = SQLiteWorkspaceStore(self.db_path, read_only=True)
+        if not set(_COMPONENTS) <= store.schema_components().keys():
+            store.close()
+            raise WorkspaceNotFoundError(
+                f"{self.db_path} is not a RAGSpine workspace (it holds no RAGSpine tables); "
+                f"create one with `ragspine init --workspace {self.root}` or ingest into it"
+            )
         return store
+
+    @contextmanager
+    def write_lock(self, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+        """Hold the workspace's write lock for the block, waiting for another holder first.
+
+        ``on_wait`` is called once if the lock is busy. The lock is an ``flock`` on
+        ``write.lock``: the system releases it when its process ends, even on ``kill -9``.
+        """
+        fd = os.open(self.root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if on_wait is not None:
+                    on_wait()
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def trace_sink(self) -> JsonlTraceSink:
         return JsonlTraceSink(self.trace_path)

@@ -109,3 +109,22 @@ def test_dense_channel_never_stores_restricted_vectors(workspace: Workspace) -> 
     hits = retriever.retrieve("board acquisition", top_k=10, clearance=Sensitivity.RESTRICTED)
     # A cleared caller still gets the minutes, from the lexical channel alone.
     assert "memos/board_minutes_2025.docx" in {hit.doc for hit in hits}
+
+
+def test_a_document_reingested_after_the_index_opened_is_left_out_not_mixed(
+    tmp_path: Path,
+) -> None:
+    ws, _ = build_demo_workspace(tmp_path / "ws")
+    retriever = open_retriever(ws)  # the index as the ingest left it: the memo's old text
+    assert "memos/Strategy_2026.md" in {h.doc for h in retriever.retrieve("2026 strategy")}
+    memo = ws.root / "corpus" / "memos" / "Strategy_2026.md"
+    memo.write_text("# Strategy 2026\n\nZanzibar expansion is on hold.\n", encoding="utf-8")
+    with ws.fact_store() as store:
+        ingest([ws.root / "corpus"], store, ws.profile())
+
+    # Ranked by the old text, the memo would be shown with the new one: it is left out.
+    assert "memos/Strategy_2026.md" not in {h.doc for h in retriever.retrieve("2026 strategy")}
+    notes: list[str] = []
+    reopened = open_retriever(ws, notify=notes.append)
+    assert reopened.retrieve("zanzibar")[0].doc == "memos/Strategy_2026.md"
+    assert len(notes) == 1  # the store is ahead of the index until the next ingest command

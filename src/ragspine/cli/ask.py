@@ -48,7 +48,11 @@ def ask(
     day = parse_reference_date(reference_date)
     level = parse_clearance(clearance)
     llm = build_provider(provider, model=model, base_url=base_url)
-    with RAGSpine.open(workspace, provider=llm, clearance=level, dense=dense, rerank=rerank) as rag:
+    # Read-only: an ask never writes the workspace (bar its trace line), so any number of
+    # them run beside an ingest.
+    with RAGSpine.open(
+        workspace, provider=llm, clearance=level, dense=dense, rerank=rerank, read_only=True
+    ) as rag:
         result = rag.ask(question, reference_date=day)
     if json_output:
         typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))

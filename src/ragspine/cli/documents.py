@@ -12,7 +12,7 @@ from rich.console import Console
 from ragspine.cli.common import WorkspaceOption, command_in
 from ragspine.errors import UsageError
 from ragspine.ingest_console import print_documents
-from ragspine.retrieval.retire import forget_documents
+from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.workspace import Workspace
 
 documents_app = typer.Typer(
@@ -28,7 +28,7 @@ def documents_list(
     ] = False,
 ) -> None:
     """List the ingested documents with their facts, chunks and open review items."""
-    with Workspace.open(workspace).fact_store() as store:
+    with Workspace.open(workspace).fact_store(read_only=True) as store:
         documents = store.document_summaries()
     if json_output:
         typer.echo(json.dumps([asdict(d) for d in documents], ensure_ascii=False))
@@ -43,11 +43,12 @@ def documents_remove(
 ) -> None:
     """Retire one document: its facts, passages, chunks and review items stop answering."""
     ws = Workspace.open(workspace)
-    with ws.fact_store() as store:
+    with ws.write_lock(), ws.fact_store() as store:
         removed = store.remove_document(name)
+        if removed:
+            refresh_indexes(ws, store)
     if not removed:
         raise UsageError(
             f"no document {name!r} in {ws.root}; `ragspine documents list` shows the ids"
         )
-    forget_documents(ws, [name])
     typer.echo(f"removed {name}")

@@ -22,7 +22,7 @@ from ragspine.ingestion import review
 from ragspine.ingestion.pipeline import discover
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.retire import forget_documents
+from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.workspace import DB_NAME, Workspace
@@ -46,6 +46,10 @@ def ingest_command(
             "--prune", help="Retire the documents ingested from these folders that are gone."
         ),
     ] = False,
+    dense: Annotated[
+        str | None,
+        typer.Option(help="Also store dense vectors: 'hashing', 'minilm' or a model path/name."),
+    ] = None,
 ) -> None:
     """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
     console = Console(stderr=False, highlight=False)
@@ -61,13 +65,24 @@ def ingest_command(
             )
     else:
         ws = Workspace.create(workspace)
-        prof = ws.install_profile(profile) if profile else ws.profile()
-        with ws.fact_store() as store:
-            report = ingest_with_progress(paths, files, store, prof, console=console, prune=prune)
-        forget_documents(ws, report.retired)
+        with ws.write_lock(on_wait=lambda: _waiting(ws)):
+            prof = ws.install_profile(profile) if profile else ws.profile()
+            with ws.fact_store() as store:
+                report = ingest_with_progress(
+                    paths, files, store, prof, console=console, prune=prune
+                )
+                refresh_indexes(ws, store, dense=dense)
     print_report(report, console, workspace=workspace)
     if report.failures:
         raise typer.Exit(1)
+
+
+def _waiting(workspace: Workspace) -> None:
+    typer.echo(
+        f"waiting: another command is writing {workspace.root} (an ingest?); "
+        "this one starts when it ends",
+        err=True,
+    )
 
 
 @contextmanager
@@ -91,6 +106,16 @@ def _dry_run_store(workspace: Workspace) -> Iterator[SQLiteWorkspaceStore]:
         with SQLiteWorkspaceStore(scratch) as store:
             store.init_schema()
             yield store
+
+
+@contextmanager
+def _writing(root: Path) -> Iterator[SQLiteWorkspaceStore]:
+    """The store of an existing workspace under its write lock; the search index is updated
+    when the block ends (a decision on a held passage changes what may be found)."""
+    ws = Workspace.open(root)
+    with ws.write_lock(on_wait=lambda: _waiting(ws)), ws.fact_store() as store:
+        yield store
+        refresh_indexes(ws, store)
 
 
 review_app = typer.Typer(
@@ -147,7 +172,7 @@ def review_approve(
     ] = None,
 ) -> None:
     """Approve an item: its fact becomes visible (conflicting facts are retired)."""
-    with Workspace.open(workspace).fact_store() as store:
+    with _writing(workspace) as store:
         item, changed = review.approve(store, item_id, correct=correct)
     typer.echo(f"item {item.item_id}: approved" + ("" if changed else " (already approved)"))
 
@@ -159,6 +184,6 @@ def review_reject(
     note: Annotated[str, typer.Option(help="Why it was rejected (kept in the audit log).")] = "",
 ) -> None:
     """Reject an item: nothing is written to the facts."""
-    with Workspace.open(workspace).fact_store() as store:
+    with _writing(workspace) as store:
         item, changed = review.reject(store, item_id, note=note)
     typer.echo(f"item {item.item_id}: rejected" + ("" if changed else " (already rejected)"))

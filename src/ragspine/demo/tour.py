@@ -15,6 +15,7 @@ from ragspine.agent.types import AgentResult
 from ragspine.demo.corpus import generate_corpus
 from ragspine.facade import RAGSpine
 from ragspine.ingestion.pipeline import FileResult, IngestReport, discover, ingest
+from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.workspace import Workspace
 
 DEMO_REFERENCE_DATE = date(2026, 11, 26)
@@ -60,8 +61,9 @@ def build_demo_workspace(
     corpus = workspace.root / CORPUS_DIR
     generate_corpus(corpus)
     files = discover([corpus])
-    with workspace.fact_store() as store:
+    with workspace.write_lock(), workspace.fact_store() as store:
         report = ingest([corpus], store, workspace.profile(), files=files, on_file=on_file)
+        refresh_indexes(workspace, store)
     return workspace, report
 
 

@@ -9,6 +9,7 @@ change.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -71,7 +72,11 @@ class MemoryTraceSink:
 
 
 class JsonlTraceSink:
-    """Appends one JSON object per line; safe to share between threads."""
+    """Appends one JSON object per line; safe to share between threads and processes.
+
+    Each line is one ``write`` on a descriptor opened with ``O_APPEND``, so lines from
+    concurrent ``ask`` processes land whole, one after another, never interleaved.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
@@ -79,9 +84,13 @@ class JsonlTraceSink:
         self._lock = threading.Lock()
 
     def emit(self, event: Mapping[str, object]) -> None:
-        line = json.dumps(event, ensure_ascii=False, sort_keys=True)
-        with self._lock, self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        line = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
+        with self._lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line.encode("utf-8"))
+            finally:
+                os.close(fd)
 
 
 @dataclass

@@ -25,6 +25,10 @@ A persistent index is a directory: tantivy's files plus ``ragspine-lexical.json`
 the tokenizer mode and the version of every indexed document. Reopening with another mode is
 a ``StoreError`` (delete the directory to rebuild): mixing tokenizations would silently break
 matching.
+
+Only one process writes an index (tantivy's writer lock); ``open_read_only`` gives a searcher
+that never takes that lock, so any number of readers run beside the writer. A reader opens
+the commit that is current at that moment and sees nothing of later uncommitted writes.
 """
 
 from __future__ import annotations
@@ -77,10 +81,18 @@ def _schema() -> tantivy.Schema:
 class LexicalIndex:
     """A BM25 index of chunks (open one with ``open``); writes become visible at ``commit()``."""
 
-    def __init__(self, index: tantivy.Index, path: Path | None, meta: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        index: tantivy.Index,
+        path: Path | None,
+        meta: dict[str, Any],
+        *,
+        read_only: bool = False,
+    ) -> None:
         self._index = index
         self._schema = index.schema
         self._path = path
+        self._read_only = read_only
         self._writer: tantivy.IndexWriter | None = None
         self.mode = TokenizerMode.parse(meta["tokenizer"])
         self._committed: dict[str, str] = dict(meta["doc_versions"])
@@ -111,6 +123,26 @@ class LexicalIndex:
         index = tantivy.Index(_schema(), path=str(path), reuse=False)
         _write_meta(meta_path, fresh)
         return cls(index, path, fresh)
+
+    @classmethod
+    def open_read_only(
+        cls, path: Path, *, mode: TokenizerMode = TokenizerMode.BIGRAM
+    ) -> LexicalIndex | None:
+        """A searcher over the index in ``path``, or ``None`` when there is no usable index
+        there (missing, half-written, or built with another format or tokenizer mode).
+
+        Nothing on disk is created or changed, and writing through it is a ``StoreError``.
+        """
+        meta_path = path / META_FILE
+        if not meta_path.is_file():
+            return None
+        try:
+            meta = _read_meta(meta_path)
+            if meta["tokenizer"] != mode.value:
+                return None
+            return cls(tantivy.Index.open(str(path)), path, meta, read_only=True)
+        except (StoreError, ValueError, KeyError):
+            return None
 
     # ------------------------------------------------------------------ writes
 
@@ -159,6 +191,8 @@ class LexicalIndex:
         The writer (and tantivy's lock on the directory) is released once background merges
         end, so another ``LexicalIndex`` on the same directory can write next.
         """
+        if self._read_only:
+            raise StoreError(f"lexical index {self._path} was opened read-only")
         if self._writer is not None:
             self._writer.commit()
             self._writer.wait_merging_threads()
@@ -191,6 +225,8 @@ class LexicalIndex:
         self.close()
 
     def _writer_for_update(self) -> tantivy.IndexWriter:
+        if self._read_only:
+            raise StoreError(f"lexical index {self._path} was opened read-only")
         if self._writer is None:
             self._writer = self._index.writer(WRITER_HEAP_BYTES)
         return self._writer

@@ -4,13 +4,20 @@ Every channel applies the same pre-filters (entity, period, language, clearance)
 scoring, and the retriever checks clearance once more on the way out — the first of the two
 RESTRICTED exits (the prompt builder is the second). Held chunks (instruction-like text awaiting
 review) are neither indexed nor admitted, and the prompt builder refuses them too.
+
+Opening a retriever only reads: the persisted indexes are written by the commands that write
+the store (``refresh.refresh_indexes``), so questions never contend for tantivy's writer lock.
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from ragspine.errors import StoreError
 from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.period_spans import any_within
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
@@ -78,8 +85,13 @@ class HybridRetriever:
             weights.append(DENSE_WEIGHT)
         pool = list(dict.fromkeys(cid for ranking in rankings for cid in ranking))
         chunks = self.store.get_chunks(pool)
+        indexed = self.lexical.doc_versions()
         admitted = [
-            cid for cid in pool if cid in chunks and matches(chunks[cid], filters, clearance)
+            cid
+            for cid in pool
+            if cid in chunks
+            and same_content(indexed.get(chunks[cid].doc_id, ""), chunks[cid])
+            and matches(chunks[cid], filters, clearance)
         ]
         # Copies of a passage (the same text in another file or version) count once in every
         # ranking, at the best place of any of them: they never push a distinct passage down.
@@ -167,30 +179,92 @@ def _snippet(chunk: Chunk, score: float) -> Snippet:
 
 
 def open_retriever(
-    workspace: Workspace, *, dense: str | None = None, reranker: Reranker | None = None
+    workspace: Workspace,
+    *,
+    store: SQLiteWorkspaceStore | None = None,
+    dense: str | None = None,
+    reranker: Reranker | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> HybridRetriever:
-    """A retriever over the workspace, its indexes brought in line with the store first."""
-    store = workspace.fact_store()
-    lexical = LexicalIndex.open(workspace.root / INDEX_DIR / "lexical")
-    sync_lexical(store, lexical)
-    channel = None
-    if dense:
-        backend = load_backend(dense)
-        vectors = VectorIndex.open(
-            workspace.root / INDEX_DIR / f"vectors-{_safe(backend.name)}",
-            backend.name,
-            backend.dimension,
-        )
-        sync_vectors(store, backend, vectors)
-        channel = DenseChannel(backend, vectors)
+    """A retriever over the workspace that writes nothing and takes no lock.
+
+    The persisted indexes are kept by the writing commands (``refresh.refresh_indexes``).
+    When one is missing or does not match the store's documents (an ingest is running, was
+    interrupted, or predates the index), this process answers from an in-memory copy built
+    from the store, and ``notify`` (stderr by default) is told once. ``store`` defaults to a
+    read-only store of the workspace.
+    """
+    store = store or workspace.fact_store(read_only=True)
+    say = notify or _to_stderr
+    # One read transaction: the versions compared and the chunks copied are the same commit.
+    with store.snapshot():
+        current = document_versions(store)
+        lexical = _lexical_reader(workspace, store, current, say)
+        channel = None
+        if dense:
+            channel = _dense_reader(workspace, store, load_backend(dense), current, say)
     return HybridRetriever(store, lexical, glossary_for(workspace.profile()), channel, reranker)
+
+
+def lexical_path(workspace: Workspace) -> Path:
+    return workspace.root / INDEX_DIR / "lexical"
+
+
+def vectors_path(workspace: Workspace, backend_name: str) -> Path:
+    return workspace.root / INDEX_DIR / f"vectors-{_safe(backend_name)}"
+
+
+def _lexical_reader(
+    workspace: Workspace,
+    store: SQLiteWorkspaceStore,
+    current: dict[str, str],
+    notify: Callable[[str], None],
+) -> LexicalIndex:
+    persisted = LexicalIndex.open_read_only(lexical_path(workspace))
+    if persisted is not None and persisted.doc_versions() == current:
+        return persisted
+    notify(
+        f"note: the search index of {workspace.root} is missing or behind its documents "
+        "(an ingest is running or was interrupted); answering from a temporary in-memory "
+        f"index. If this persists, run `ragspine ingest <folder> --workspace {workspace.root}`."
+    )
+    memory = LexicalIndex.open(None)
+    update_lexical(store, memory, current)
+    memory.commit()
+    return memory
+
+
+def _dense_reader(
+    workspace: Workspace,
+    store: SQLiteWorkspaceStore,
+    backend: EmbeddingBackend,
+    current: dict[str, str],
+    notify: Callable[[str], None],
+) -> DenseChannel:
+    path = vectors_path(workspace, backend.name)
+    try:
+        vectors = VectorIndex.open(path, backend.name, backend.dimension)
+    except (StoreError, ValueError, KeyError):
+        vectors = VectorIndex.open(None, backend.name, backend.dimension)
+    # Loaded into memory: what follows changes this process's copy, never the files (no save).
+    if update_vectors(store, backend, vectors, current):
+        notify(
+            f"note: the {backend.name} vectors of {workspace.root} are missing or behind its "
+            "documents; the missing ones are embedded in memory for this question. Store them "
+            f"with `ragspine ingest <folder> --dense <model> --workspace {workspace.root}`."
+        )
+    return DenseChannel(backend, vectors)
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def _versions(store: SQLiteWorkspaceStore) -> dict[str, str]:
+def document_versions(store: SQLiteWorkspaceStore) -> dict[str, str]:
     """What a derived index must match per document: its bytes, metadata and mapping, and
     the passages it holds for review (a decision on one re-indexes the document)."""
     held = store.held_locators()
@@ -199,6 +273,13 @@ def _versions(store: SQLiteWorkspaceStore) -> dict[str, str]:
         + _held_tag(held.get(d.doc_id, ()))
         for d in store.list_documents()
     }
+
+
+def same_content(index_version: str, chunk: Chunk) -> bool:
+    """Whether a stored chunk is of the document bytes the index ranked: a document re-ingested
+    after the index was opened is left out of this answer rather than ranked by its old text
+    and shown with its new one. Both versions open with the document's content hash."""
+    return index_version.startswith(chunk.version)
 
 
 def _held_tag(locators: tuple[str, ...]) -> str:
@@ -213,25 +294,32 @@ def _stale(current: dict[str, str], indexed: dict[str, str]) -> tuple[set[str], 
     return removed, added
 
 
-def sync_lexical(store: SQLiteWorkspaceStore, index: LexicalIndex) -> None:
-    current = _versions(store)
+def update_lexical(
+    store: SQLiteWorkspaceStore, index: LexicalIndex, current: dict[str, str]
+) -> bool:
+    """Queue what brings ``index`` to the ``current`` versions; False when nothing differs.
+    The caller commits."""
     removed, added = _stale(current, index.doc_versions())
     if not removed and not added:
-        return
+        return False
     index.delete_documents(removed)
     for doc_id in sorted(added):
         index.add(store.list_chunks(doc_id))
     index.set_doc_versions(current)
-    index.commit()
+    return True
 
 
-def sync_vectors(
-    store: SQLiteWorkspaceStore, backend: EmbeddingBackend, vectors: VectorIndex
-) -> None:
-    current = _versions(store)
+def update_vectors(
+    store: SQLiteWorkspaceStore,
+    backend: EmbeddingBackend,
+    vectors: VectorIndex,
+    current: dict[str, str],
+) -> bool:
+    """Bring ``vectors`` (in memory) to the ``current`` versions; False when nothing differs.
+    The caller saves, or not."""
     removed, added = _stale(current, vectors.doc_versions())
     if not removed and not added:
-        return
+        return False
     vectors.delete_documents(removed)
     for doc_id in sorted(added):
         # RESTRICTED text is neither embedded nor persisted as a vector (docs/architecture.md,
@@ -243,4 +331,4 @@ def sync_vectors(
         ]
         vectors.embed_and_add(chunks, backend)
     vectors.set_doc_versions(current)
-    vectors.save()
+    return True

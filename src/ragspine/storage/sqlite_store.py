@@ -1,4 +1,8 @@
-"""The embedded fact store: one SQLite file in WAL mode, shared safely between threads."""
+"""The embedded fact store: one SQLite file in WAL mode, shared safely between threads.
+
+A store opened ``read_only`` (what ``ask`` uses) connects with ``mode=ro``: under WAL it
+neither blocks a writer nor waits for one, and it cannot create or change a table.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,9 @@ from ragspine.storage.facts import (
 )
 
 SCHEMA_VERSION = 1
+# How long a connection waits on a lock before failing. Under WAL only writers wait (for each
+# other); a reader waits only while SQLite recovers the WAL index after a crashed writer.
+BUSY_SECONDS = 5.0
 # The workspace database also holds chunks, the manifest and jobs, so PRAGMA user_version (one
 # number per file) cannot say which part is at which version: each component keeps its own row.
 _COMPONENT = "fact_metric"
@@ -117,9 +124,10 @@ class SQLiteFactStore:
     worker threads. Call :meth:`init_schema` once before the first read or write.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self._path = Path(path)
         self._lock = threading.RLock()
+        self.read_only = read_only
         self._conn = self._open()
 
     @property
@@ -127,13 +135,15 @@ class SQLiteFactStore:
         return self._path
 
     def _open(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._open_read_only()
         in_memory = str(self._path) == ":memory:"
         try:
             if not in_memory:
                 self._path.parent.mkdir(parents=True, exist_ok=True)
             # isolation_level=None: transactions are begun explicitly (BEGIN IMMEDIATE) below.
             conn = sqlite3.connect(
-                self._path, check_same_thread=False, isolation_level=None, timeout=5.0
+                self._path, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS
             )
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
@@ -146,6 +156,36 @@ class SQLiteFactStore:
             conn.close()
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
         return conn
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A ``mode=ro`` connection: no file or table is created if the database is missing."""
+        uri = f"{self._path.resolve().as_uri()}?mode=ro"
+        try:
+            return sqlite3.connect(
+                uri, uri=True, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
+
+    def schema_components(self) -> dict[str, int]:
+        """``{component: schema version}`` this file records; empty when it holds no RAGSpine
+        schema (a new or 0-byte file, or one that is not a SQLite database at all)."""
+        with self._lock:
+            try:
+                rows = self._conn.execute("SELECT component, version FROM schema_version")
+                return {str(name): int(version) for name, version in rows.fetchall()}
+            except sqlite3.Error:
+                return {}
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Run the block's reads in one read transaction: they all see the same commit."""
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._conn.execute("COMMIT")
 
     def _failure(self, action: str, exc: sqlite3.Error) -> StoreError:
         hint = "; call init_schema() first" if "no such table" in str(exc) else ""
