@@ -292,6 +292,15 @@ ERROR_COMMANDS = {
     ],
     "error: --clearance: unknown sensitivity 'TOP'; valid options: PUBLIC, INTERNAL, "
     "CONFIDENTIAL, RESTRICTED": ["--workspace", "ws", "--clearance", "TOP"],
+    "error: --reference-date '0001-01-01' is out of range; use a date from 1900-01-01 to "
+    "2200-12-31": ["--workspace", "ws", "--reference-date", "0001-01-01"],
+    "error: No such option: --clearence (Possible options: --clearance); see "
+    "`ragspine ask --help`": [
+        "--workspace",
+        "ws",
+        "--clearence",
+        "TOP",
+    ],
     "error: ws/profile.toml: key 'company.home_entity': 'ACME_SG' is not one of the entity "
     "codes (ACME_GROUP, ACME_HK, ACME_CN, ACME_MO)": ["--workspace", "ws"],
 }

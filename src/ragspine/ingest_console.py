@@ -1,4 +1,8 @@
-"""Terminal output for ingestion and review: progress, summary, review and document listings."""
+"""Terminal output for ingestion and review: progress, summary, review and document listings.
+
+Every file name and piece of document text goes through ``ragspine.terminal`` on its way out:
+Rich never parses it as markup and no escape sequence reaches the terminal.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from ragspine.demo.tour import DemoRun
 from ragspine.ingestion.pipeline import (
@@ -23,6 +28,7 @@ from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
 from ragspine.storage.documents import DocumentSummary, ReviewItem
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.terminal import plain, plain_text
 
 
 @contextmanager
@@ -32,7 +38,7 @@ def _progress(console: Console, total: int) -> Iterator[Progress]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
     )
     with Progress(*columns, console=console, transient=True) as progress:
         progress.add_task("", total=total)
@@ -53,7 +59,7 @@ def ingest_with_progress(
         task = progress.task_ids[0]
 
         def advance(result: FileResult) -> None:
-            progress.update(task, advance=1, description=result.doc_id)
+            progress.update(task, advance=1, description=plain(result.doc_id))
 
         return ingest(paths, store, profile, files=files, on_file=advance, prune=prune)
 
@@ -84,16 +90,16 @@ def print_report(report: IngestReport, console: Console, *, workspace: Path | No
     )
     console.print(table)
     for failure in report.failures:
-        console.print(f"[red]failed[/red] {failure.doc_id}: {failure.error}", soft_wrap=True)
+        line = plain_text(f"{failure.doc_id}: {failure.error}")
+        console.print(Text.assemble(("failed", "red"), " ", line), soft_wrap=True)
     for result in report.sensitivity_notes:
-        console.print(
-            f"sensitivity {result.doc_id}: {result.sensitivity_note}", soft_wrap=True, markup=False
-        )
+        note = plain_text(f"sensitivity {result.doc_id}: {result.sensitivity_note}")
+        console.print(note, soft_wrap=True)
     for result in report.warned:
         for warning in result.warnings:
-            console.print(f"warning {result.doc_id}: {warning}", soft_wrap=True, markup=False)
-    for line in folder_changes(report, workspace):
-        console.print(line, soft_wrap=True, markup=False)
+            console.print(plain_text(f"warning {result.doc_id}: {warning}"), soft_wrap=True)
+    for change in folder_changes(report, workspace):
+        console.print(plain_text(change), soft_wrap=True)
 
 
 def folder_changes(report: IngestReport, workspace: Path | None = None) -> list[str]:
@@ -137,7 +143,9 @@ def demo_table(run: DemoRun, reference_date: date) -> Table:
     table.add_column("question", overflow="fold", ratio=2)
     table.add_column("answer (each number cites document · locator)", overflow="fold", ratio=5)
     for number, (question, result) in enumerate(run.answers, start=1):
-        table.add_row(str(number), question.kind, question.question, result.answer)
+        table.add_row(
+            str(number), question.kind, plain_text(question.question), plain_text(result.answer)
+        )
     return table
 
 
@@ -149,10 +157,10 @@ def print_review_list(items: Sequence[ReviewItem], console: Console) -> None:
         table.add_row(
             str(item.item_id),
             item.state.value,
-            item.reason,
-            item.doc_id,
-            item.locator,
-            _proposed(item),
+            plain_text(item.reason),
+            plain_text(item.doc_id),
+            plain_text(item.locator),
+            plain_text(_proposed(item)),
         )
     console.print(table)
 
@@ -167,7 +175,7 @@ def print_documents(documents: Sequence[DocumentSummary], console: Console) -> N
     table.add_column("sensitivity")
     for d in documents:
         table.add_row(
-            d.doc_id,
+            plain_text(d.doc_id),
             d.kind,
             str(d.facts),
             str(d.chunks),

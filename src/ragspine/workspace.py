@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ragspine.errors import WorkspaceNotFoundError
+from ragspine.errors import UsageError, WorkspaceNotFoundError
 from ragspine.observability.trace import JsonlTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
@@ -39,6 +39,11 @@ _COMPONENTS = ("fact_metric", "ingest")
 class Workspace:
     root: Path
 
+    def __post_init__(self) -> None:
+        # Checked on construction, so a dry run refuses a file as early as `init` does.
+        if self.root.exists() and not self.root.is_dir():
+            raise UsageError(f"workspace {self.root} is a file, not a folder; give a folder path")
+
     @property
     def db_path(self) -> Path:
         return self.root / DB_NAME
@@ -54,6 +59,7 @@ class Workspace:
     @classmethod
     def open(cls, root: str | Path) -> Workspace:
         path = Path(root)
+        workspace = cls(path)
         if not path.is_dir():
             raise WorkspaceNotFoundError(
                 f"workspace {path} does not exist; "
@@ -64,13 +70,18 @@ class Workspace:
                 f"workspace {path} has no {DB_NAME}; "
                 f"create it with `ragspine init --workspace {path}`"
             )
-        return cls(path)
+        return workspace
 
     @classmethod
     def create(cls, root: str | Path) -> Workspace:
         """Create the folder and an empty, initialised store (idempotent)."""
         workspace = cls(Path(root))
-        workspace.root.mkdir(parents=True, exist_ok=True)
+        try:
+            workspace.root.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise UsageError(
+                f"cannot create workspace {workspace.root}: a file is in the way on its path"
+            ) from None
         with SQLiteWorkspaceStore(workspace.db_path) as store:
             store.init_schema()
         return workspace

@@ -1,20 +1,29 @@
 """The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, review,
 documents, eval.
 
-Every command runs inside one error wrapper (:func:`guarded`): a ``RagSpineError`` ends with
-``error: <message>`` on stderr and the exit code from ``ragspine.errors`` (0 success, 1 the
-work ran but failed, 2 usage or missing input), so scripts can rely on the codes. The commands
-live in one module per group; this module puts them on ``app`` in the order ``--help`` lists.
+Every error ends with one plain line ``error: <message>`` on stderr and the exit code from
+``ragspine.errors`` (0 success, 1 the work ran but failed, 2 usage or missing input), so scripts
+can rely on the codes: a ``RagSpineError`` inside one error wrapper (:func:`guarded`), the
+framework's usage errors and anything unexpected in the root group (:class:`OneLineErrors`).
+The commands live in one module per group; this module puts them on ``app`` in the order
+``--help`` lists.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Annotated
 
 import typer
 
 from ragspine.cli import ask, demo, documents, evaluate, ingest
-from ragspine.cli.common import guarded, parse_reference_date, use_utf8_output
+from ragspine.cli.common import (
+    OneLineErrors,
+    guarded,
+    parse_reference_date,
+    print_version,
+    use_utf8_output,
+)
 
 __all__ = ["app", "guarded", "main", "parse_reference_date", "use_utf8_output"]
 
@@ -24,7 +33,26 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help and errors: no boxed panels, and no markup read from file names.
+    rich_markup_mode=None,
+    cls=OneLineErrors,
 )
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the version (ragspine X.Y.Z) and exit.",
+            callback=print_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
+    """Exact numbers with their source, or an honest 'not found'."""
+
 
 _COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
     ("quickstart", demo.quickstart),

@@ -10,9 +10,12 @@ import typer
 from ragspine.agent.response import to_response
 from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.cli.common import WorkspaceOption, parse_clearance, parse_reference_date
+from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
 from ragspine.llm.factory import ProviderName, build_provider
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE
+from ragspine.retrieval.embedding import check_backend
+from ragspine.terminal import plain, plain_json
 
 
 def ask(
@@ -45,8 +48,12 @@ def ask(
     ] = False,
 ) -> None:
     """Answer one question from a workspace's facts and documents, and list the sources."""
+    if not question.strip():
+        raise UsageError('the question is empty; write it in quotes: ragspine ask "<question>"')
     day = parse_reference_date(reference_date)
     level = parse_clearance(clearance)
+    if dense is not None:
+        check_backend(dense)
     llm = build_provider(provider, model=model, base_url=base_url)
     # Read-only: an ask never writes the workspace (bar its trace line), so any number of
     # them run beside an ingest.
@@ -55,10 +62,10 @@ def ask(
     ) as rag:
         result = rag.ask(question, reference_date=day)
     if json_output:
-        typer.echo(json.dumps(to_response(result).model_dump(), ensure_ascii=False))
+        typer.echo(plain_json(json.dumps(to_response(result).model_dump(), ensure_ascii=False)))
     else:
-        typer.echo(result.answer)
-        typer.echo(_plain_sources(result))
+        typer.echo(plain(result.answer))
+        typer.echo(plain(_plain_sources(result)))
     if result.answer_kind is AnswerKind.DEGRADED:
         raise typer.Exit(1)
 

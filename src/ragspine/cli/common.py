@@ -1,4 +1,4 @@
-"""What every ``ragspine`` command shares: the error wrapper, option parsing and UTF-8 output.
+"""What every ``ragspine`` command shares: one-line errors, option parsing and UTF-8 output.
 
 A leaf of the CLI package: the command modules import from here, never from each other or from
 ``ragspine.cli`` itself, so registering the commands cannot form an import cycle.
@@ -11,19 +11,33 @@ import io
 import sys
 from collections.abc import Callable
 from datetime import date, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, ParamSpec
+from typing import Annotated, Any, ParamSpec
 
 import typer
 
-from ragspine.errors import RagSpineError, UsageError, mapping_for
+# Typer vendors Click: its usage errors are these classes, not the `click` package's.
+from typer._click.exceptions import ClickException, NoArgsIsHelpError
+from typer._click.exceptions import UsageError as FrameworkUsageError
+from typer.core import TyperGroup
+
+from ragspine import __version__
+from ragspine.errors import ERROR_MAP, RagSpineError, UsageError, mapping_for
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.terminal import plain
 
 P = ParamSpec("P")
 
 WorkspaceOption = Annotated[
     Path, typer.Option("--workspace", "-w", help="Workspace folder (holds ragspine.db).")
 ]
+
+
+# The first and last supported reference dates: outside them a fiscal-year label stops making
+# sense (0001-01-01 would render "FY0 … FY-1").
+FIRST_REFERENCE_DATE = date(1900, 1, 1)
+LAST_REFERENCE_DATE = date(2200, 12, 31)
 
 
 def guarded(func: Callable[P, None]) -> Callable[P, None]:
@@ -34,10 +48,88 @@ def guarded(func: Callable[P, None]) -> Callable[P, None]:
         try:
             func(*args, **kwargs)
         except RagSpineError as err:
-            typer.echo(f"error: {err}", err=True)
-            raise typer.Exit(mapping_for(err).exit_code) from None
+            raise typer.Exit(report_error(err)) from None
 
     return wrapper
+
+
+def report_error(err: Exception) -> int:
+    """Print ``err`` as one plain ``error: <message>`` line on stderr; return its exit code.
+
+    A project error exits with the code ``ragspine.errors`` maps it to. The framework's usage
+    errors (unknown option, missing argument, bad choice) and a missing optional dependency (an
+    ``ImportError`` naming its extra, see ``ragspine.optional``) are usage errors: 2. An
+    ``OSError`` or anything unexpected is a failure of the work: 1, named by its class.
+    """
+    message = " ".join(plain(_message(err)).split())
+    typer.echo(f"error: {message}", err=True)
+    if isinstance(err, RagSpineError):
+        return mapping_for(err).exit_code
+    if isinstance(err, FrameworkUsageError | ImportError):
+        return ERROR_MAP[UsageError].exit_code
+    if isinstance(err, ClickException):
+        return err.exit_code
+    return 1
+
+
+def _message(err: Exception) -> str:
+    if isinstance(err, FrameworkUsageError) and err.ctx is not None:
+        return f"{err.format_message().rstrip('.')}; see `{err.ctx.command_path} --help`"
+    if isinstance(err, ClickException):
+        return err.format_message()
+    if isinstance(err, RagSpineError | ImportError):
+        return str(err)
+    if isinstance(err, OSError) and err.strerror:
+        return f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+    return f"unexpected {type(err).__name__}: {err}"
+
+
+class OneLineErrors(TyperGroup):
+    """The root command group: every error ends in one line, the framework's own included.
+
+    Click would print a usage block and a boxed panel, and an exception a traceback; here each
+    becomes one ``error: <message>`` line (see :func:`report_error`). ``--help`` and a bare
+    ``ragspine`` still print the help.
+    """
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone = kwargs.get("standalone_mode", True)
+        kwargs["standalone_mode"] = False
+        try:
+            result = super().main(*args, **kwargs)
+        except NoArgsIsHelpError as err:
+            if not standalone:
+                raise
+            err.show()
+            sys.exit(err.exit_code)
+        except typer.Abort:
+            if not standalone:
+                raise
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        except Exception as err:
+            if not standalone:
+                raise
+            sys.exit(report_error(err))
+        if not standalone:
+            return result
+        # Outside standalone mode Click returns the code of a `typer.Exit` instead of exiting.
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def package_version() -> str:
+    """The installed distribution's version (the source tree's when it is not installed)."""
+    try:
+        return version("ragspine")
+    except PackageNotFoundError:
+        return __version__
+
+
+def print_version(value: bool) -> None:
+    """``--version``: print ``ragspine X.Y.Z`` and stop before any command runs."""
+    if value:
+        typer.echo(f"ragspine {package_version()}")
+        raise typer.Exit()
 
 
 def command_in(group: typer.Typer, name: str) -> Callable[[Callable[P, None]], Callable[P, None]]:
@@ -53,9 +145,15 @@ def parse_reference_date(raw: str | None) -> date | None:
     if raw is None:
         return None
     try:
-        return datetime.strptime(raw, "%Y-%m-%d").date()
+        day = datetime.strptime(raw, "%Y-%m-%d").date()
     except ValueError:
         raise UsageError(f"--reference-date {raw!r} is not a date; use YYYY-MM-DD") from None
+    if not FIRST_REFERENCE_DATE <= day <= LAST_REFERENCE_DATE:
+        raise UsageError(
+            f"--reference-date {raw!r} is out of range; use a date from "
+            f"{FIRST_REFERENCE_DATE.isoformat()} to {LAST_REFERENCE_DATE.isoformat()}"
+        )
+    return day
 
 
 def parse_clearance(raw: str) -> Sensitivity:

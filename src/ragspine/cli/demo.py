@@ -18,6 +18,7 @@ from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, TRY_QUESTION, ru
 from ragspine.demo.tour import DEMO_REFERENCE_DATE, run_demo
 from ragspine.ingest_console import demo_table, print_report
 from ragspine.ingestion.pipeline import FileResult
+from ragspine.terminal import plain, plain_text
 from ragspine.workspace import Workspace
 
 
@@ -70,20 +71,20 @@ def demo(
         TextColumn("[bold]demo"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         console=console,
         transient=True,
     ) as progress:
         task = progress.add_task("generating the corpus", total=None)
 
         def advance(result: FileResult) -> None:
-            progress.update(task, advance=1, description=result.doc_id)
+            progress.update(task, advance=1, description=plain(result.doc_id))
 
         run = run_demo(workspace, on_file=advance)
-    console.print(f"Corpus: {run.corpus}  ·  workspace: {workspace}")
+    console.print(plain_text(f"Corpus: {run.corpus}  ·  workspace: {workspace}"))
     print_report(run.report, console)
     console.print(demo_table(run, DEMO_REFERENCE_DATE))
-    console.print(f'Ask your own: ragspine ask "<question>" --workspace {workspace}')
+    console.print(plain_text(f'Ask your own: ragspine ask "<question>" --workspace {workspace}'))
 
 
 def init(workspace: WorkspaceOption) -> None:
@@ -91,7 +92,7 @@ def init(workspace: WorkspaceOption) -> None:
     ws = Workspace.create(workspace)
     with ws.fact_store() as store:
         count = store.count_facts()
-    typer.echo(f"Workspace ready at {ws.root} ({count} facts).")
+    typer.echo(plain(f"Workspace ready at {ws.root} ({count} facts)."))
 
 
 def load_fixtures(workspace: WorkspaceOption) -> None:
@@ -99,4 +100,4 @@ def load_fixtures(workspace: WorkspaceOption) -> None:
     ws = Workspace.open(workspace)
     with ws.fact_store() as store:
         count = load_quickstart_facts(store)
-    typer.echo(f"Loaded {count} example facts into {ws.root}.")
+    typer.echo(plain(f"Loaded {count} example facts into {ws.root}."))

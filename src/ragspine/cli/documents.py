@@ -13,6 +13,7 @@ from ragspine.cli.common import WorkspaceOption, command_in
 from ragspine.errors import UsageError
 from ragspine.ingest_console import print_documents
 from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.terminal import plain, plain_json
 from ragspine.workspace import Workspace
 
 documents_app = typer.Typer(
@@ -31,7 +32,7 @@ def documents_list(
     with Workspace.open(workspace).fact_store(read_only=True) as store:
         documents = store.document_summaries()
     if json_output:
-        typer.echo(json.dumps([asdict(d) for d in documents], ensure_ascii=False))
+        typer.echo(plain_json(json.dumps([asdict(d) for d in documents], ensure_ascii=False)))
     else:
         print_documents(documents, Console(highlight=False))
 
@@ -51,4 +52,4 @@ def documents_remove(
         raise UsageError(
             f"no document {name!r} in {ws.root}; `ragspine documents list` shows the ids"
         )
-    typer.echo(f"removed {name}")
+    typer.echo(plain(f"removed {name}"))

@@ -25,6 +25,7 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.terminal import plain, plain_json
 from ragspine.workspace import DB_NAME, Workspace
 
 
@@ -158,9 +159,9 @@ def review_show(
         if item is None:
             raise ReviewError(f"no review item {item_id}")
         audit = store.audit_log(item_id)
-    typer.echo(json.dumps(asdict(item), ensure_ascii=False, indent=2, default=str))
+    typer.echo(plain_json(json.dumps(asdict(item), ensure_ascii=False, indent=2, default=str)))
     for entry in audit:
-        typer.echo(f"{entry.at} {entry.action}: {entry.detail}")
+        typer.echo(plain(f"{entry.at} {entry.action}: {entry.detail}"))
 
 
 @command_in(review_app, "approve")

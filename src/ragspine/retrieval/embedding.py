@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
 import re
 from collections import Counter
@@ -176,6 +177,16 @@ def load_backend(spec: str) -> EmbeddingBackend:
     if spec.strip() == "minilm":
         return SentenceTransformerBackend(packaged_minilm_path(), name=MINILM_NAME)
     return SentenceTransformerBackend(spec.strip())
+
+
+def check_backend(spec: str) -> None:
+    """Raise ``ImportError`` naming the extra now, without loading a model, when ``spec`` needs
+    the 'dense' extra and it is missing (the retriever itself opens on the first question)."""
+    if spec.strip().partition(":")[0] == "hashing":
+        return
+    needed = ["sentence_transformers", *([_PACKAGED_MINILM] if spec.strip() == "minilm" else [])]
+    if any(importlib.util.find_spec(module) is None for module in needed):
+        raise ImportError(DENSE_HINT)
 
 
 def l2_normalised(rows: NDArray[np.float32]) -> NDArray[np.float32]:
