@@ -230,15 +230,15 @@ def _merge_groups(
         r, c = start
         if start in groups or not grid[r][c].merged or values[r][c] is None:
             continue
-        group, todo = [start], [start]
+        found, todo = {start}, [start]
         while todo:
             i, j = todo.pop()
             for near in ((i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)):
-                if near in scope and near not in group and _same_merge(grid, near, start):
-                    group.append(near)
+                if near in scope and near not in found and _same_merge(grid, near, start):
+                    found.add(near)
                     todo.append(near)
-        if len(group) > 1:
-            group.sort()
+        if len(found) > 1:
+            group = sorted(found)
             groups.update(dict.fromkeys(group, group))
     return groups
 
