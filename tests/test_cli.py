@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ragspine.agent.agent import MAX_QUESTION_CHARS
 from ragspine.cli import app
 from tests.agent.fake_llm_server import FakeLLMServer, Reply
 
@@ -183,6 +184,35 @@ def test_bad_option_values_exit_2_with_a_message(
     assert result.stderr.startswith("error: ")
     assert message in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        ("收入" * 21_000, "the question is 42,000 characters long; the limit is 2,000"),
+        ("收入" * 1_000 + "?", "the question is 2,001 characters long"),
+        ("", "the question is empty"),
+        (" \t\u200b\n", "the question is empty"),
+    ],
+)
+def test_empty_or_overlong_questions_exit_2_with_one_error_line(
+    workspace: Path, question: str, message: str
+) -> None:
+    result = runner.invoke(app, ["ask", question, "--workspace", str(workspace)])
+
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert result.stdout == ""
+
+
+def test_a_question_at_the_length_limit_is_answered(workspace: Path) -> None:
+    question = FOUND_Q.ljust(MAX_QUESTION_CHARS)
+    result = runner.invoke(app, ["ask", question, "--workspace", str(workspace)])
+
+    assert result.exit_code == 0, result.stderr
+    assert FOUND_LINE in result.stdout
 
 
 def test_unknown_provider_is_a_usage_error(workspace: Path) -> None:

@@ -221,9 +221,12 @@ def test_a_unit_in_the_row_label_overrides_the_tables(
 
 def test_a_spreadsheet_percent_in_a_percent_row_is_not_scaled_twice(glossary: Glossary) -> None:
     cells = (
-        (Cell(0, 0, "Metric"), Cell(0, 1, "FY2025")),
-        (Cell(1, 0, "ROE (%)"), Cell(1, 1, "15.2%", 0.152, "0.0%", "B2")),
-        (Cell(2, 0, "ROE (%)"), Cell(2, 1, "15.2", 15.2, "0.0", "B3")),
+        (Cell(0, 0, "Metric"), Cell(0, 1, "FY2025"), Cell(0, 2, "FY2024")),
+        (
+            Cell(1, 0, "ROE (%)"),
+            Cell(1, 1, "15.2%", 0.152, "0.0%", "B2"),
+            Cell(1, 2, "15.2", 15.2, "0.0", "C2"),
+        ),
     )
     table = Table(cells, "sheet=HK", LocatorStyle.CELL, "HK (US$m)")
     assert [(f.value, f.unit) for f in map_table(table, glossary).facts] == [

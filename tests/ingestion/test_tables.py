@@ -208,3 +208,90 @@ def test_spreadsheet_percent_values_are_scaled(glossary: Glossary) -> None:
     )
     mapped = map_table(Table(cells, "sheet=HK", LocatorStyle.CELL, "HK"), glossary)
     assert [(f.value, f.unit) for f in mapped.facts] == [(55.2, "PCT")]
+
+
+def merged_table(
+    rows: Sequence[Sequence[str]],
+    merged: set[tuple[int, int]],
+    *,
+    title: str = "香港 (US$m)",
+    style: LocatorStyle = LocatorStyle.CELL,
+) -> Table:
+    """A grid as a reader gives it: each merged position repeats its anchor's text."""
+    cells = tuple(
+        tuple(
+            Cell(r, c, text, ref=f"{chr(65 + c)}{r + 1}", merged=(r, c) in merged)
+            for c, text in enumerate(row)
+        )
+        for r, row in enumerate(rows)
+    )
+    prefix = "sheet=HK" if style == LocatorStyle.CELL else "slide=2,table=1"
+    return Table(cells, prefix, style, title)
+
+
+def test_a_value_merged_across_two_periods_is_one_review_item_not_two_facts(
+    glossary: Glossary,
+) -> None:
+    rows = [["Metric", "FY2023", "FY2024"], ["收入", "1,320", "1,320"], ["净利润", "80", "90"]]
+    mapped = map_table(merged_table(rows, {(1, 1), (1, 2)}), glossary)
+    assert facts_of(mapped) == {
+        ("NET_PROFIT", "ACME_HK", "TOTAL", "FY2023", 80.0, "USD_M", "sheet=HK,cell=B3"),
+        ("NET_PROFIT", "ACME_HK", "TOTAL", "FY2024", 90.0, "USD_M", "sheet=HK,cell=C3"),
+    }
+    assert [(r.reason, r.locator) for r in mapped.review] == [
+        (ReviewReason.AMBIGUOUS_CELL, "sheet=HK,cell=B2")
+    ]
+    assert "merged over 2 cells" in mapped.review[0].detail
+
+
+def test_a_value_merged_under_one_merged_period_is_one_fact_at_its_anchor(
+    glossary: Glossary,
+) -> None:
+    rows = [["Metric", "FY2024", "FY2024"], ["收入", "1,320", "1,320"]]
+    mapped = map_table(merged_table(rows, {(0, 1), (0, 2), (1, 1), (1, 2)}), glossary)
+    assert facts_of(mapped) == {
+        ("REVENUE", "ACME_HK", "TOTAL", "FY2024", 1320.0, "USD_M", "sheet=HK,cell=B2")
+    }
+    assert mapped.review == []
+
+
+def test_a_value_merged_down_two_metric_rows_is_ambiguous(glossary: Glossary) -> None:
+    rows = [["Metric", "FY2024"], ["收入", "75"], ["净利润", "75"]]
+    mapped = map_table(merged_table(rows, {(1, 1), (2, 1)}), glossary)
+    assert (mapped.facts, [(r.reason, r.locator) for r in mapped.review]) == (
+        [],
+        [(ReviewReason.AMBIGUOUS_CELL, "sheet=HK,cell=B2")],
+    )
+
+
+def test_duplicate_period_columns_get_distinct_locators_and_go_to_review(
+    glossary: Glossary,
+) -> None:
+    rows = [["", "FY2024", "FY2024", "FY2025"], ["收入", "1,320", "1,330", "1,400"]]
+    mapped = map_table(table(rows, title="香港"), glossary)
+    assert facts_of(mapped) == {
+        (
+            "REVENUE",
+            "ACME_HK",
+            "TOTAL",
+            "FY2025",
+            1400.0,
+            "USD_M",
+            "slide=2,table=1,row=REVENUE,col=FY2025",
+        )
+    }
+    assert [(r.reason, r.locator) for r in mapped.review] == [
+        (ReviewReason.AMBIGUOUS_CELL, "slide=2,table=1,row=REVENUE,col=FY2024#2"),
+        (ReviewReason.AMBIGUOUS_CELL, "slide=2,table=1,row=REVENUE,col=FY2024#3"),
+    ]
+    assert "another column is also headed 'FY2024'" in mapped.review[0].detail
+
+
+def test_duplicate_metric_columns_of_a_transposed_table_go_to_review(glossary: Glossary) -> None:
+    rows = [["", "收入", "收入"], ["FY2024", "1,320", "1,330"]]
+    mapped = map_table(table(rows, title="香港"), glossary)
+    assert mapped.facts == []
+    assert [r.locator for r in mapped.review] == [
+        "slide=2,table=1,row=FY2024,col=REVENUE#2",
+        "slide=2,table=1,row=FY2024,col=REVENUE#3",
+    ]

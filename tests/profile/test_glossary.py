@@ -209,3 +209,35 @@ def test_competitors_are_not_terms() -> None:
     glossary = acme_glossary()
     assert glossary.terms.lookup("竞安保险") is None
     assert glossary.competitors.lookup("竞安") is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("其他收入", [(0, 4)]),
+        ("其它营运利润", [(0, 6)]),
+        ("Other revenue", [(0, 13)]),
+        ("other" + " " * 5_000 + "revenue", [(0, 5_012)]),
+        ("收入率", [(0, 3)]),
+    ],
+)
+def test_other_and_ratio_spellings_name_undefined_metrics(
+    text: str, other: list[tuple[int, int]]
+) -> None:
+    matches = acme_glossary().match_terms(text)
+    assert (matches.hits, matches.other_metrics) == ([], other)
+
+
+@pytest.mark.parametrize("text", ["another revenue", "其他 收入", "其他, 收入", "revenue"])
+def test_a_prefix_must_touch_the_alias_to_make_it_another_metric(text: str) -> None:
+    matches = acme_glossary().match_terms(text)
+    assert [h.code for h in matches.hits] == ["REVENUE"]
+    assert matches.other_metrics == []
+
+
+def test_every_hit_of_a_long_text_gets_its_own_prefix_check() -> None:
+    # The prefix is looked for right before each hit, not anywhere earlier in the text.
+    text = "其他收入，收入；" * 2_000
+    matches = acme_glossary().match_terms(text)
+    assert matches.other_metrics == [(8 * i, 8 * i + 4) for i in range(2_000)]
+    assert [h.start for h in matches.hits] == [8 * i + 5 for i in range(2_000)]

@@ -41,7 +41,7 @@ from ragspine.agent.types import (
     ToolResult,
     ToolStatus,
 )
-from ragspine.errors import ProviderError
+from ragspine.errors import ProviderError, UsageError
 from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink
 from ragspine.profile.glossary import glossary_for
@@ -50,7 +50,11 @@ from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever
 from ragspine.storage.fact_store import FactStoreProtocol
 
-__all__ = ["AgentResult", "answer_question"]
+__all__ = ["MAX_QUESTION_CHARS", "AgentResult", "answer_question"]
+
+# A question names a few slots in a sentence or two; thousands of characters are a paste or an
+# attack, and every step below reads the whole text, so they are refused before any of them.
+MAX_QUESTION_CHARS = 2_000
 
 
 @dataclass
@@ -81,7 +85,20 @@ def answer_question(
     request_id: str | None = None,
 ) -> AgentResult:
     """Answer one question. ``profile`` defaults to the shipped example profile (the seeds'
-    example relies on it); every layer below receives this one profile object."""
+    example relies on it); every layer below receives this one profile object.
+
+    Raises ``UsageError`` for an empty question or one longer than ``MAX_QUESTION_CHARS``.
+    """
+    if len(question) > MAX_QUESTION_CHARS:
+        raise UsageError(
+            f"the question is {len(question):,} characters long; the limit is "
+            f"{MAX_QUESTION_CHARS:,}: ask one short question at a time"
+        )
+    # Every reader below (parser, tools, retrieval) sees the normalized text; whatever the
+    # parser returns, the gate screens the question as the user typed it (and normalized).
+    normalized = normalize_question(question)
+    if not normalized.strip():
+        raise UsageError("the question is empty: ask about a metric, an entity or a period")
     if profile is None:
         from ragspine.profile.loader import load_profile
 
@@ -89,9 +106,6 @@ def answer_question(
     day = reference_date or date.today()
     trace = RequestTrace(request_id or uuid.uuid4().hex)
     parser = intent_parser or RuleIntentParser(profile)
-    # Every reader below (parser, tools, retrieval) sees the normalized text; whatever the
-    # parser returns, the gate screens the question as the user typed it (and normalized).
-    normalized = normalize_question(question)
     intent = parser.parse(normalized, day)
     if intent.raw_question != question:  # most questions need no normalizing: skip the copy
         intent = replace(intent, raw_question=question)

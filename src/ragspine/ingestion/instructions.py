@@ -42,9 +42,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:忽略|无视|忽视|不要理会|不理会|抛开|忘记|忘掉|跳过)(?:之前|以上|上述|前面|先前|此前|"
             r"上面|所有|全部|一切|的|你的|原有|原来|系统)*(?:指令|指示|提示词?|规则|设定|命令)",
         ),
-        ("role", r"(?:^|[\n。.!?！？;；]\s*)(?:system|assistant|developer)\s*[:：]"),
-        ("role", r"(?:^|[\n。！？；])\s*(?:系统|助手|系统提示)\s*[:：]"),
-        ("role", r"#{2,}\s*(?:system|assistant|user|instruction|response)\b"),
+        # Possessive, from the first "#" of a run only: a long run of "#" is read once.
+        ("role", r"(?<!#)#{2,}+\s*+(?:system|assistant|user|instruction|response)\b"),
         ("role", r"\byou\s+are\s+now\s+(?:a|an|the|my|in|acting|going|called|no\s+longer)\b"),
         ("role", r"\bfrom\s+now\s+on\s*,?\s*you\b"),
         ("role", r"\bnew\s+instructions?\s*[:：]"),
@@ -65,6 +64,16 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# A role tag opening a line or a sentence ("SYSTEM:", "。助手："): (rule name, pattern, the
+# characters that may come before it, whitespace aside). The start is checked by walking back
+# over the whitespace before each match, not by the regex: a pattern starting at every line
+# break would rescan a run of blank lines once per break (quadratic).
+_OPENING_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("role", re.compile(r"(?:system|assistant|developer)\s*[:：]"), "\n。.!?！？;；"),
+    ("role", re.compile(r"(?:系统|助手|系统提示)\s*[:：]"), "\n。！？；"),
+)
+
+
 @dataclass(frozen=True)
 class InstructionHit:
     """One match: the rule that fired and the folded text it matched."""
@@ -81,7 +90,22 @@ def find_instructions(text: str) -> list[InstructionHit]:
         for match in pattern.finditer(folded):
             phrase = match.group().strip(" \n。.!?！？;；")
             hits.setdefault(phrase, InstructionHit(rule, phrase))
+    for rule, pattern, before in _OPENING_RULES:
+        for match in pattern.finditer(folded):
+            if _opens(folded, match.start(), before):
+                hits.setdefault(match.group(), InstructionHit(rule, match.group()))
     return list(hits.values())
+
+
+def _opens(text: str, start: int, before: str) -> bool:
+    """Whether only whitespace separates ``start`` from the text's start or a ``before``
+    character (the walks before distinct matches cover disjoint runs: one pass in all)."""
+    i = start
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    if "\n" in before and "\n" in text[i:start]:
+        return True  # a line break inside the whitespace opens the line
+    return i == 0 or text[i - 1] in before
 
 
 def describe(hits: list[InstructionHit]) -> str:

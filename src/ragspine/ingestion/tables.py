@@ -13,6 +13,13 @@ well read "2050". A header that names its year relative to the document ("本年
 "PY") takes the period the title, context or document title names, shifted by that many years.
 Every value cell of a metric's row (or column) ends as a fact or a review item: a cell that
 holds neither a number nor an empty marker ("—", "n/a", "nm", "不适用") is ``unreadable``.
+
+A value merged over several cells is one figure: it becomes one fact at its anchor (top-left)
+cell when every cell it spans reads the same metric, period, entity and channel, and one
+``ambiguous_cell`` item otherwise (a figure merged across FY2023 and FY2024 belongs to
+neither). Two value rows or columns whose headers name the same codes (two "FY2024" columns)
+cannot be told apart: their cells are ``ambiguous_cell`` items, each locator made distinct by
+the line's 1-based position (``col=FY2024#3``).
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ class ReviewReason(StrEnum):
     NEEDS_OCR = "needs_ocr"
     UNREADABLE = "unreadable"
     ABSURD_VALUE = "absurd_value"
+    AMBIGUOUS_CELL = "ambiguous_cell"
     SUSPICIOUS_INSTRUCTION = "suspicious_instruction"
 
 
@@ -129,28 +137,48 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
     skipped_cols = _unmapped(
         table, col_labels, values, header_rows, header_cols, result, rows=False
     )
+    scope = {
+        (r, c)
+        for r in data
+        if r not in skipped_rows
+        for c in range(header_cols, len(grid[r]))
+        if c not in skipped_cols
+    }
+    # A header merged over several lines makes them one wide line, not two with one name.
+    twins = _Twins(
+        _duplicates(
+            row_labels,
+            [r for r in data if any(values[r]) and not _merged_at(table, r, header_cols - 1)],
+        ),
+        _duplicates(
+            col_labels,
+            [
+                c
+                for c in range(header_cols, table.n_cols)
+                if _any_in(values, c) and not _merged_at(table, header_rows - 1, c)
+            ],
+        ),
+    )
+    merges = _merge_groups(grid, values, scope)
     table_problems: dict[ReviewReason, str] = {}
-    for r in data:
-        if r in skipped_rows:
+    for r, c in sorted(scope):
+        cell, row, col = grid[r][c], row_labels[r], col_labels[c]
+        parsed = values[r][c]
+        if parsed is None:
+            _unreadable(table, cell, row, col, chain, result, twins)
             continue
-        for c in range(header_cols, len(grid[r])):
-            if c in skipped_cols:
+        group = merges.get((r, c))
+        if group is not None:
+            if group[0] != (r, c):
+                continue  # a copy of a merged value: its anchor speaks for it
+            spanned = {_dimensions(row_labels[i], col_labels[j], chain) for i, j in group}
+            if len(spanned) > 1:
+                _ambiguous_merge(table, cell, row, col, group, result)
                 continue
-            parsed = values[r][c]
-            if parsed is None:
-                _unreadable(table, grid[r][c], row_labels[r], col_labels[c], chain, result)
-                continue
-            _map_cell(
-                table,
-                grid[r][c],
-                parsed,
-                row_labels[r],
-                col_labels[c],
-                chain,
-                glossary,
-                result,
-                table_problems,
-            )
+        elif twins.any(r, c):  # (a merged header over a merged value is one wide column)
+            _twin(table, cell, row, col, twins, result)
+            continue
+        _map_cell(table, cell, parsed, row, col, chain, glossary, result, table_problems)
     if table_problems:
         # One problem with the table's context spoils every number in it: review the table.
         result.facts.clear()
@@ -161,6 +189,84 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
             for reason, detail in table_problems.items()
         ]
     return result
+
+
+@dataclass(frozen=True)
+class _Twins:
+    """Value rows and columns whose header names the same codes as another's (0-based)."""
+
+    rows: set[int]
+    cols: set[int]
+
+    def any(self, r: int, c: int) -> bool:
+        return r in self.rows or c in self.cols
+
+
+def _merged_at(table: Table, r: int, c: int) -> bool:
+    cell = table.cell(r, c) if r >= 0 and c >= 0 else None
+    return cell is not None and cell.merged
+
+
+def _any_in(values: list[list[ParsedNumber | None]], c: int) -> bool:
+    return any(_at(values, r, c) for r in range(len(values)))
+
+
+def _duplicates(labels: list[LabelReading], positions: list[int]) -> set[int]:
+    """The positions whose label's codes another position's label also names (labels that
+    are not fully explained are reviewed as ``unmapped_label`` instead)."""
+    seen: dict[str, list[int]] = {}
+    for p in positions:
+        if labels[p].key and labels[p].covered:
+            seen.setdefault(labels[p].key, []).append(p)
+    return {p for same in seen.values() if len(same) > 1 for p in same}
+
+
+def _merge_groups(
+    grid: tuple[tuple[Cell, ...], ...],
+    values: list[list[ParsedNumber | None]],
+    scope: set[tuple[int, int]],
+) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Value cells that are copies of one merged cell → all of them, anchor (top-left) first.
+
+    Readers expand a merged cell into every position it covers, each marked ``merged`` with the
+    anchor's text; neighbouring such cells with the same text are one merged figure.
+    """
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for start in sorted(scope):
+        r, c = start
+        if start in groups or not grid[r][c].merged or values[r][c] is None:
+            continue
+        found, todo = {start}, [start]
+        while todo:
+            i, j = todo.pop()
+            for near in ((i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)):
+                if near in scope and near not in found and _same_merge(grid, near, start):
+                    found.add(near)
+                    todo.append(near)
+        if len(found) > 1:
+            group = sorted(found)
+            groups.update(dict.fromkeys(group, group))
+    return groups
+
+
+def _same_merge(
+    grid: tuple[tuple[Cell, ...], ...], at: tuple[int, int], of: tuple[int, int]
+) -> bool:
+    cell, anchor = grid[at[0]][at[1]], grid[of[0]][of[1]]
+    return cell.merged and cell.text == anchor.text
+
+
+def _dimensions(
+    row: LabelReading, col: LabelReading, chain: _Chain
+) -> tuple[tuple[str, ...], Period | str, tuple[str, ...], tuple[str, ...]]:
+    """What a value cell's headers make of it: metric, period, entity, channel."""
+    metric = (row.metrics or col.metrics)[:1]
+    return (
+        metric,
+        _period(row, col, chain),
+        (row.entities or col.entities)[:1],
+        (row.channels or col.channels)[:1],
+    )
 
 
 def _leading(count: int, is_header: Callable[[int], bool]) -> int:
@@ -274,14 +380,65 @@ def _label_locator(table: Table, cell: Cell) -> str:
     return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
 
 
-def _value_locator(table: Table, cell: Cell, row: LabelReading, col: LabelReading) -> str:
+def _value_locator(
+    table: Table,
+    cell: Cell,
+    row: LabelReading,
+    col: LabelReading,
+    twins: _Twins | None = None,
+) -> str:
+    """The cell's locator; a header shared by two lines (``twins``) gets the line's position."""
+    row_name, col_name = row.key or str(cell.row + 1), col.key or str(cell.col + 1)
+    series, category = row.text, col.text
+    if twins is not None and cell.row in twins.rows:
+        row_name, series = f"{row_name}#{cell.row + 1}", f"{series}#{cell.row + 1}"
+    if twins is not None and cell.col in twins.cols:
+        col_name, category = f"{col_name}#{cell.col + 1}", f"{category}#{cell.col + 1}"
     if table.locator_style == LocatorStyle.CELL:
         return f"{table.locator_prefix},cell={cell.ref}"
     if table.locator_style == LocatorStyle.SEMANTIC:
-        return f"{table.locator_prefix},row={row.key or cell.row + 1},col={col.key or cell.col + 1}"
+        return f"{table.locator_prefix},row={row_name},col={col_name}"
     if table.locator_style == LocatorStyle.CHART:
-        return f"{table.locator_prefix},series={row.text},category={col.text}"
+        return f"{table.locator_prefix},series={series},category={category}"
     return f"{table.locator_prefix},row={cell.row + 1},col={cell.col + 1}"
+
+
+def _twin(
+    table: Table,
+    cell: Cell,
+    row: LabelReading,
+    col: LabelReading,
+    twins: _Twins,
+    result: TableMapping,
+) -> None:
+    label = col if cell.col in twins.cols else row
+    axis = "column" if label is col else "row"
+    result.review.append(
+        ReviewCandidate(
+            _value_locator(table, cell, row, col, twins),
+            ReviewReason.AMBIGUOUS_CELL,
+            f"another {axis} is also headed {label.text!r}: which one holds its figure is "
+            "ambiguous",
+        )
+    )
+
+
+def _ambiguous_merge(
+    table: Table,
+    cell: Cell,
+    row: LabelReading,
+    col: LabelReading,
+    group: list[tuple[int, int]],
+    result: TableMapping,
+) -> None:
+    result.review.append(
+        ReviewCandidate(
+            _value_locator(table, cell, row, col),
+            ReviewReason.AMBIGUOUS_CELL,
+            f"the value {cell.text!r} is merged over {len(group)} cells whose headers name "
+            "different periods or metrics",
+        )
+    )
 
 
 def _unmapped(
@@ -373,6 +530,7 @@ def _unreadable(
     col: LabelReading,
     chain: _Chain,
     result: TableMapping,
+    twins: _Twins,
 ) -> None:
     """A value cell of a metric's row or column that holds neither a number nor an empty marker
     ("see note 3", "12..5") is reported, never dropped."""
@@ -381,7 +539,7 @@ def _unreadable(
     if row.metrics or col.metrics or chain.metric:
         result.review.append(
             ReviewCandidate(
-                _value_locator(table, cell, row, col),
+                _value_locator(table, cell, row, col, twins),
                 ReviewReason.UNREADABLE,
                 f"cell text {cell.text!r} is neither a number nor an empty marker",
             )

@@ -22,9 +22,12 @@ CHANNEL = "channel"
 # A metric alias glued to one of these names a different metric that the profile does not
 # know (alias + "率", alias + " margin"): answering with the alias's figure would be wrong.
 METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNORECASE)
-# "其他" / "other" before a metric alias names a different line item ("other income"). It is
-# searched for from the start of the text to the alias, so it skips where it cannot begin.
+# "其他" / "other" before a metric alias names a different line item ("other income"). It ends
+# where the alias begins and holds at most this many characters besides whitespace, so it is
+# searched for only in a window that short before the alias's leading whitespace: searching
+# from the start of the text on every hit made a long paragraph quadratic.
 METRIC_PREFIX = compile_guarded(r"(?:其他|其它|(?<![A-Za-z])other\s+)$", re.IGNORECASE)
+_PREFIX_WINDOW = len("other")
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Glossary:
         home = self.profile.company.home_entity
         for hit in self.terms.finditer(text):
             suffix = METRIC_SUFFIX.match(text, hit.end) if hit.kind == METRIC else None
-            prefix = METRIC_PREFIX.search(text, 0, hit.start) if hit.kind == METRIC else None
+            prefix = _metric_prefix(text, hit.start) if hit.kind == METRIC else None
             if suffix is not None or prefix is not None:
                 other.append(
                     (prefix.start() if prefix else hit.start, suffix.end() if suffix else hit.end)
@@ -92,6 +95,18 @@ class Glossary:
             return None
         entry = self.terms.lookup(raw)
         return entry.code if entry is not None and entry.kind == kind else None
+
+
+def _metric_prefix(text: str, end: int) -> re.Match[str] | None:
+    """``METRIC_PREFIX`` ending at ``end``, read from a bounded window before it.
+
+    Only the whitespace run right before ``end`` is walked, and runs before distinct
+    (non-overlapping) hits are disjoint, so all the hits of a text cost one pass over it.
+    """
+    stop = end
+    while stop > 0 and text[stop - 1].isspace():
+        stop -= 1
+    return METRIC_PREFIX.search(text, max(0, stop - _PREFIX_WINDOW), end)
 
 
 def build_glossary(profile: DomainProfile) -> Glossary:

@@ -118,3 +118,37 @@ def test_undecodable_text_is_an_ingest_error(tmp_path: Path, data: bytes, reason
     path.write_bytes(data)
     with pytest.raises(IngestError, match=rf"garbled\.txt: {reason}"):
         TextReader().read(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        ("# Outlook", "Outlook"),
+        ("## Outlook ##", "Outlook"),
+        ("### Outlook\t#  ", "Outlook"),
+        ("# Outlook#", "Outlook#"),
+        ("# C# and F# ##", "C# and F#"),
+        ("# ##", "##"),
+        ("# a" + " " * 20_000 + "b", "a" + " " * 20_000 + "b"),
+    ],
+)
+def test_markdown_heading_text_drops_only_a_closing_sequence(
+    tmp_path: Path, line: str, title: str
+) -> None:
+    path = tmp_path / "memo.md"
+    path.write_text(f"{line}\n\nbody\n", encoding="utf-8")
+    assert TextReader().read(path).blocks[0].text == title
+
+
+@pytest.mark.parametrize("line", ["#Outlook", "####### x"])
+def test_markdown_lines_that_are_not_headings(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "memo.md"
+    path.write_text(f"{line}\n", encoding="utf-8")
+    assert [b.kind for b in TextReader().read(path).blocks] == ["paragraph"]
+
+
+def test_a_pipe_line_over_a_long_non_delimiter_line_is_a_paragraph(tmp_path: Path) -> None:
+    path = tmp_path / "memo.md"
+    path.write_text("| a |\n|-" + " " * 20_000 + "x\n", encoding="utf-8")
+    document = TextReader().read(path)
+    assert (document.tables, len(document.blocks)) == ([], 1)

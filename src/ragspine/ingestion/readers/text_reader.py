@@ -18,9 +18,12 @@ from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.sections import SectionWriter, TableNumbering
 from ragspine.ingestion.safety import WorkBudget
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# The heading's text is cut by ``_heading_title``: a regex with a lazy title and an optional
+# closing sequence backtracked over every run of spaces in the line (cubic on a long line).
+_HEADING = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+# Possessive: no run of spaces or dashes is ever given back (a failing row is read once).
+_DELIMITER_ROW = re.compile(r"\s*+\|?\s*+:?-++:?\s*+(?:\|\s*+:?-++:?\s*+)*+\|?\s*+$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -101,7 +104,7 @@ def _markdown(lines: list[str], writer: SectionWriter) -> None:
             continue
         if heading:
             flush()
-            title = _plain(heading.group(2) or "")
+            title = _plain(_heading_title(line[heading.end() :]))
             if title:  # a bare "#" is an empty heading: nothing to name a section with
                 writer.heading(title, level=len(heading.group(1)))
         elif _table_starts(lines, i):
@@ -118,6 +121,16 @@ def _markdown(lines: list[str], writer: SectionWriter) -> None:
             flush()
         i += 1
     flush()
+
+
+def _heading_title(rest: str) -> str:
+    """The text after a heading's ``#`` marks, without its closing sequence: "Title ##" reads
+    "Title", while "Title#" and a lone "##" are the text itself."""
+    body = rest.strip(" \t")
+    text = body.rstrip("#")
+    if text != body and text[-1:] in (" ", "\t"):
+        return text.rstrip(" \t")
+    return body
 
 
 def _fence_end(lines: list[str], start: int, marker: str) -> int:
