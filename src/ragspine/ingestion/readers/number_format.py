@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 _PLACEHOLDERS = frozenset("0#?")
 # "[$US$-409]" shows "US$"; "[$-409]" (a locale only) shows nothing.
@@ -40,7 +40,10 @@ def render_number(value: float, number_format: str) -> str:
         return render_general(value)
     if not section.pattern:
         return section.prefix + section.suffix  # a format of literals only, e.g. ";;;" or "-"
-    number = _render_pattern(abs(Decimal(repr(float(value)))), section)
+    try:
+        number = _render_pattern(abs(Decimal(repr(float(value)))), section)
+    except InvalidOperation:
+        return render_general(value)  # more digits than any cell shows (1e308 with decimals)
     return f"{sign}{section.prefix}{number}{section.suffix}".strip()
 
 
