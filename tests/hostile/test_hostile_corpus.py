@@ -33,6 +33,8 @@ TIMEOUT_SECONDS = 600
 MEMORY_LIMIT_BYTES = 1024**3
 # No report states a figure of 10^15 millions: such a value is a misread, for a reviewer.
 ABSURD = 1e15
+TABLE_CHARACTERS = frozenset("┏┃┡│└━─")
+FILE_SUFFIXES = (".pptx", ".xlsx", ".docx", ".pdf", ".md", ".txt", ".json", "/")
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -202,6 +204,7 @@ def test_every_good_file_keeps_exactly_its_facts(hostile: Workspace, clean: Work
     assert good <= set(hostile.sensitivity)
     assert {d: hostile.facts[d] for d in good} == {d: clean.facts[d] for d in good}
     assert {d: hostile.sensitivity[d] for d in good} == clean.sensitivity
+    assert {d: hostile.review[d] for d in good} == {d: clean.review[d] for d in good}
 
 
 def test_each_run_prints_its_summary_without_a_traceback_and_ends_with_rc_1(
@@ -211,6 +214,19 @@ def test_each_run_prints_its_summary_without_a_traceback_and_ends_with_rc_1(
         assert "Traceback" not in run.output, run.output[-3000:]
         assert "Ingestion" in run.output, run.output[-3000:]
         assert run.rc == 1, run.output[-3000:]
+
+
+def test_every_line_beyond_the_summary_table_names_a_file(hostile: Workspace) -> None:
+    # A library's warning ("Invalid MediaBox in /Page…") must say which file it is about.
+    anonymous = [
+        line
+        for line in hostile.runs[0].output.splitlines()
+        if line.strip()
+        and line.strip() != "Ingestion"
+        and not set(line) & TABLE_CHARACTERS
+        and not any(suffix in line for suffix in FILE_SUFFIXES)
+    ]
+    assert anonymous == []
 
 
 def test_the_ingesting_process_stays_under_1_gb(hostile: Workspace) -> None:
