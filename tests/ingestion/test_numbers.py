@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ragspine.ingestion.numbers import find_unit, parse_number, unit_from_number_format
+from ragspine.ingestion.numbers import (
+    ParsedNumber,
+    find_unit,
+    parse_number,
+    unit_from_number_format,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,3 +68,9 @@ def test_no_unit_and_spreadsheet_percent_formats() -> None:
     spec = unit_from_number_format("0.0%")
     assert spec is not None and (spec.unit, spec.factor) == ("PCT", 100.0)
     assert unit_from_number_format("#,##0") is None
+
+
+def test_more_digits_than_a_float_holds_is_no_number() -> None:
+    # A text cell of 400 "9"s would be infinity, which no fact can hold: it is unreadable.
+    assert parse_number("9" * 400) is None
+    assert parse_number("9" * 300) == ParsedNumber(float("9" * 300))

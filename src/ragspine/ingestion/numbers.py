@@ -8,6 +8,7 @@ nobody should trust without a look (approximate or footnoted). Units and scales 
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -68,6 +69,8 @@ def parse_number(text: str) -> ParsedNumber | None:
     if not (_PLAIN.match(raw) or _GROUPED.match(raw)):
         return None
     value = float(raw.replace(",", ""))
+    if math.isinf(value):
+        return None  # more digits than a float holds ("9" x 400): unreadable, never infinity
     return ParsedNumber(-value if negative else value, percent, approximate)
 
 

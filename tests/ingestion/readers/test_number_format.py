@@ -49,3 +49,7 @@ def test_general_keeps_large_and_small_numbers_readable() -> None:
     assert render_general(1e20) == "1e+20"
     assert render_general(-3.0) == "-3"
     assert render_general(1 / 3) == "0.333333333333333"
+
+
+def test_a_number_too_long_for_its_format_falls_back_to_general() -> None:
+    assert render_number(1e308, "#,##0.00") == "1e+308"
