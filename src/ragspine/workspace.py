@@ -25,7 +25,9 @@ from ragspine.errors import UsageError, WorkspaceNotFoundError
 from ragspine.observability.trace import JsonlTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
+from ragspine.storage.ingest_store import SCHEMA_VERSION as INGEST_SCHEMA
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.sqlite_store import SCHEMA_VERSION as FACT_SCHEMA
 
 DB_NAME = "ragspine.db"
 TRACE_NAME = "traces.jsonl"
@@ -33,6 +35,8 @@ PROFILE_NAME = "profile.toml"
 LOCK_NAME = "write.lock"
 # The schema components a store must record to be a workspace (facts, then ingestion's tables).
 _COMPONENTS = ("fact_metric", "ingest")
+# The schema version of each component this version reads.
+_NEEDED = {"fact_metric": FACT_SCHEMA, "ingest": INGEST_SCHEMA}
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,18 @@ class Workspace:
             raise WorkspaceNotFoundError(
                 f"{self.db_path} is not a RAGSpine workspace (it holds no RAGSpine tables); "
                 f"create one with `ragspine init --workspace {self.root}` or ingest into it"
+            )
+        old = [
+            f"{name} {have} (this version needs {_NEEDED[name]})"
+            for name, have in store.schema_components().items()
+            if name in _NEEDED and have < _NEEDED[name]
+        ]
+        if old:
+            store.close()
+            # Reading must not upgrade the file: any writing command (ingest) migrates it.
+            raise UsageError(
+                f"{self.db_path} was written by an older ragspine (schema {', '.join(old)}); "
+                f"run `ragspine ingest` into it once to upgrade it"
             )
         return store
 

@@ -216,11 +216,14 @@ def _formula_injection(path: Path) -> None:
     book.save(path)
 
 
+N_ROWS = 100_000
+
+
 def _many_rows(path: Path) -> None:
     book = Workbook(write_only=True)
     sheet = book.create_sheet("HK")
     sheet.append(["收入（百万美元）", f"FY{YEAR}"])
-    for i in range(100_000):
+    for i in range(N_ROWS):
         sheet.append([f"line {i}", i])
     book.save(path)
 

@@ -227,6 +227,25 @@ def test_a_workspace_from_before_the_content_level_reads_the_file_again(
     assert record is not None and record.content_sensitivity == "RESTRICTED"
 
 
+def test_asking_a_workspace_from_before_the_content_level_says_to_ingest_first(
+    board: Path, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    ingest(board.parent, ws)
+    with closing(sqlite3.connect(ws / "ragspine.db")) as conn:
+        conn.execute("ALTER TABLE documents DROP COLUMN content_sensitivity")
+        conn.execute("UPDATE schema_version SET version = 1 WHERE component = 'ingest'")
+        conn.commit()
+    before = (ws / "ragspine.db").read_bytes()
+
+    result = invoke("ask", "--workspace", str(ws), "What was revenue in FY2025?")
+
+    assert result.exit_code == 2
+    assert "written by an older ragspine (schema ingest 1" in result.output
+    assert "run `ragspine ingest`" in result.output
+    assert (ws / "ragspine.db").read_bytes() == before  # reading never upgrades it
+
+
 # --------------------------------------------------------------------------- review items
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -82,8 +83,9 @@ class Table:
     def n_rows(self) -> int:
         return len(self.cells)
 
-    @property
+    @cached_property
     def n_cols(self) -> int:
+        # Cached: mapping asks once per row, and a rescan each time is quadratic in rows.
         return max((len(r) for r in self.cells), default=0)
 
     def cell(self, row: int, col: int) -> Cell | None:
