@@ -185,6 +185,29 @@ def _nan_inf_strings(path: Path) -> None:
     )
 
 
+_LAUGHS = b"".join(
+    [b'<?xml version="1.0"?>\n<!DOCTYPE worksheet [\n<!ENTITY lol "lol">\n']
+    + [
+        b'<!ENTITY lol%d "%s">\n' % (n, (b"&lol%d;" % (n - 1) if n > 1 else b"&lol;") * 10)
+        for n in range(1, 10)
+    ]
+    + [b"]>\n"]
+)
+
+
+def _billion_laughs(path: Path) -> None:
+    """A sheet whose DTD expands one entity to 10^9 "lol"s (a few hundred bytes on disk)."""
+    _sheet(path, [["收入（百万美元）", f"FY{YEAR}"], ["收入", 120]])
+
+    def edit(name: str, data: bytes) -> bytes:
+        if name != "xl/worksheets/sheet1.xml":
+            return data
+        body = data.split(b"?>", 1)[1] if data.startswith(b"<?xml") else data
+        return _LAUGHS + body.replace(b"<v>120</v>", b"<v>&lol9;</v>", 1)
+
+    _rewrite_zip(path, edit)
+
+
 def _bad_font_size(path: Path) -> None:
     _sheet(path, [["收入（百万美元）", f"FY{YEAR}"], ["收入", 120]])
     _rewrite_zip(path, _replace_in("xl/styles.xml", b'<sz val="11"/>', b'<sz val="eleven"/>'))
@@ -434,6 +457,13 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind("xlsx_1e308_corner_unit", "hx/huge_corner.xlsx", _huge_in_the_corner, Expect.INGESTS),
     Kind("xlsx_nan_inf_strings", "hx/nan_inf.xlsx", _nan_inf_strings, Expect.INGESTS),
+    Kind(
+        "xlsx_billion_laughs",
+        "hx/laughs.xlsx",
+        _billion_laughs,
+        Expect.REPORTED,
+        (*EMPTY_WORDS, *NESTING_WORDS, "entit", "DTD", "amplification", "Excel workbook"),
+    ),
     Kind(
         "xlsx_font_size_eleven",
         "hx/font_size.xlsx",
