@@ -69,8 +69,8 @@ MUTANTS = (
         "skip-narrative-grounding",
         "narrative sentences keep numbers that no passage contains",
         "agent/narrative.py",
-        "text, stripped = ground_numbers(on_topic, snippets)",
-        "text, stripped = on_topic, 0",
+        "candidate, stripped = ground_numbers(candidate, snippets)",
+        "stripped = 0",
     ),
     Mutant(
         "ignore-fact-clearance",
