@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -176,3 +178,20 @@ def test_correction_rejection_and_items_without_facts(store: SQLiteWorkspaceStor
         review.approve(store, third.item_id)
     with pytest.raises(ReviewError, match="no review item 999"):
         review.approve(store, 999)
+
+
+def test_a_newer_ingest_schema_is_refused_not_overwritten(tmp_path: Path) -> None:
+    """An older ragspine opening a newer workspace must not stamp its own version on it."""
+    path = tmp_path / "ws.db"
+    SQLiteWorkspaceStore(path).init_schema()
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("UPDATE schema_version SET version = 99 WHERE component = 'ingest'")
+        conn.commit()
+
+    with pytest.raises(StoreError, match="ingest schema version 99"):
+        SQLiteWorkspaceStore(path).init_schema()
+    with closing(sqlite3.connect(path)) as conn:
+        (version,) = conn.execute(
+            "SELECT version FROM schema_version WHERE component = 'ingest'"
+        ).fetchone()
+    assert version == 99

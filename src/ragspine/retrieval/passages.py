@@ -12,6 +12,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from ragspine.retrieval.protocol import Snippet
 from ragspine.retrieval.tokenizer import tokenize
@@ -29,18 +30,26 @@ def numbers_in_text(text: str) -> set[str]:
 
 def same_passage(a: str, b: str) -> bool:
     """Equal up to case, width, spacing and punctuation, or nearly equal with equal numbers."""
-    return _Shape(a).same_as(_Shape(b))
+    return _shape(a).same_as(_shape(b))
 
 
 def copy_groups(texts: Sequence[tuple[str, str]]) -> dict[str, str]:
     """Each ``(id, text)``'s id → the id of the first text it is a copy of (itself if none)."""
-    firsts: list[tuple[_Shape, str]] = []
+    exact: dict[str, str] = {}
+    # Near copies state the same numbers: only texts with equal numbers are compared.
+    near: dict[frozenset[str], list[tuple[_Shape, str]]] = {}
     group: dict[str, str] = {}
     for key, text in texts:
-        shape = _Shape(text)
-        group[key] = next((first for seen, first in firsts if seen.same_as(shape)), key)
-        if group[key] == key:
-            firsts.append((shape, key))
+        shape = _shape(text)
+        first = exact.get(shape.letters)
+        if first is None:
+            candidates = near.setdefault(shape.numbers, [])
+            first = next((k for seen, k in candidates if seen.near(shape)), None)
+        if first is None:
+            exact[shape.letters] = key
+            candidates.append((shape, key))
+            first = key
+        group[key] = first
     return group
 
 
@@ -49,7 +58,7 @@ def fold_copies(snippets: Sequence[Snippet]) -> list[Snippet]:
     one's ``copies`` (with the copies it already carried)."""
     kept: list[tuple[_Shape, Snippet]] = []
     for snippet in snippets:
-        shape = _Shape(snippet.text)
+        shape = _shape(snippet.text)
         for index, (seen, first) in enumerate(kept):
             if seen.same_as(shape):
                 folded = (*first.copies, replace(snippet, copies=()), *snippet.copies)
@@ -60,6 +69,13 @@ def fold_copies(snippets: Sequence[Snippet]) -> list[Snippet]:
     return [snippet for _, snippet in kept]
 
 
+@lru_cache(maxsize=8192)
+def _shape(text: str) -> _Shape:
+    """One shape per text, kept: a retriever compares the same candidates question after
+    question."""
+    return _Shape(text)
+
+
 class _Shape:
     """What copy detection compares, computed once per passage (tokens only when needed)."""
 
@@ -68,19 +84,23 @@ class _Shape:
         self.letters = "".join(
             c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum()
         )
-        self.numbers = numbers_in_text(text)
-        self._tokens: set[str] | None = None
+        self.numbers = frozenset(numbers_in_text(text))
+        self._tokens: frozenset[str] | None = None
 
     @property
-    def tokens(self) -> set[str]:
+    def tokens(self) -> frozenset[str]:
         if self._tokens is None:
-            self._tokens = set(tokenize(self.text))
+            self._tokens = frozenset(tokenize(self.text))
         return self._tokens
 
     def same_as(self, other: _Shape) -> bool:
-        if self.letters == other.letters:
-            return True
-        if self.numbers != other.numbers:
+        return self.letters == other.letters or (self.numbers == other.numbers and self.near(other))
+
+    def near(self, other: _Shape) -> bool:
+        """Bigram sets overlapping by NEAR_DUPLICATE (Jaccard); sets whose sizes differ by
+        more than that cannot."""
+        ours, theirs = self.tokens, other.tokens
+        small, large = sorted((len(ours), len(theirs)))
+        if not large or small < NEAR_DUPLICATE * large:
             return False
-        union = self.tokens | other.tokens
-        return bool(union) and len(self.tokens & other.tokens) / len(union) >= NEAR_DUPLICATE
+        return len(ours & theirs) / len(ours | theirs) >= NEAR_DUPLICATE

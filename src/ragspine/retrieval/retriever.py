@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ragspine.errors import StoreError
@@ -109,12 +109,15 @@ class HybridRetriever:
             enumerate(fused),
             key=lambda hit: hit[0] + (0 if _exact(chunks[hit[1][0]], filters) else PART_LAG),
         )
+        # Only a reranker looks past the first top_k.
+        kept = lagged if self.reranker is not None else lagged[:top_k]
         snippets = [
-            replace(
-                _snippet(chunks[cid], score),
-                copies=tuple(_snippet(chunks[c], score) for c in copies[cid][1:]),
+            _snippet(
+                chunks[cid],
+                score,
+                tuple(_snippet(chunks[c], score) for c in copies[cid][1:]),
             )
-            for _, (cid, score) in lagged
+            for _, (cid, score) in kept
         ]
         if self.reranker is not None:
             snippets = self.reranker.rerank(query, snippets)
@@ -165,7 +168,7 @@ def _exact(chunk: Chunk, filters: RetrievalFilters | None) -> bool:
     return bool(set(filters.asked_spans) & set(chunk.period_spans))
 
 
-def _snippet(chunk: Chunk, score: float) -> Snippet:
+def _snippet(chunk: Chunk, score: float, copies: tuple[Snippet, ...] = ()) -> Snippet:
     return Snippet(
         chunk.chunk_id,
         chunk.doc_id,
@@ -175,6 +178,7 @@ def _snippet(chunk: Chunk, score: float) -> Snippet:
         score,
         chunk.title,
         chunk.held,
+        copies,
     )
 
 

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
@@ -146,6 +147,11 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             row = conn.execute(
                 "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
             ).fetchone()
+            if row is not None and row[0] > SCHEMA_VERSION:
+                raise StoreError(
+                    f"workspace store {self._path} has ingest schema version {row[0]}, newer "
+                    f"than this ragspine understands ({SCHEMA_VERSION}); upgrade ragspine"
+                )
             for statement in _SCHEMA:
                 conn.execute(statement)
             if row is not None:
