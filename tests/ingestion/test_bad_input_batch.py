@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,18 +117,6 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Batch:
     (root / OVERSIZED).write_text("# Notes\n\n" + line * (limit // len(line) + 1), "utf-8")
     bad.append(BadFile(OVERSIZED, f"oversized: {(root / OVERSIZED).stat().st_size} bytes"))
     return Batch(root, truth, SafetyLimits(max_bytes=limit), tuple(bad))
-
-
-@pytest.fixture
-def profile() -> DomainProfile:
-    return load_profile()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteWorkspaceStore]:
-    with SQLiteWorkspaceStore(tmp_path / "ragspine.db") as s:
-        s.init_schema()
-        yield s
 
 
 @pytest.fixture
@@ -307,7 +295,6 @@ def test_a_write_failing_midway_leaves_the_previous_version_intact(
 
 def test_a_file_named_directly_with_an_unsupported_type_fails_alone(tmp_path: Path) -> None:
     from ragspine.ingestion.pipeline import Outcome, ingest
-    from ragspine.profile.loader import load_profile
     from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 
     slides = tmp_path / "slides.key"

@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,6 @@ from ragspine.ingestion.pipeline import NOTHING_FOUND, FileResult, IngestReport,
 from ragspine.ingestion.readers.xlsx_reader import XlsxReader
 from ragspine.ingestion.safety import SafetyLimits
 from ragspine.ingestion.tables import ABSURD_MAGNITUDE, ReviewReason
-from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from tests.peak_rss import WRAPPER, peak_env, read_peak_bytes
@@ -33,18 +32,6 @@ from tests.test_cli_ingest import ENV, summary
 
 GOOD = "good.md"
 NINES = "9" * 400
-
-
-@pytest.fixture(scope="module")
-def profile() -> DomainProfile:
-    return load_profile()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SQLiteWorkspaceStore]:
-    with SQLiteWorkspaceStore(tmp_path / "ragspine.db") as s:
-        s.init_schema()
-        yield s
 
 
 @pytest.fixture
