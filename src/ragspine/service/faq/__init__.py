@@ -1,0 +1,1 @@
+"""The FAQ short-circuit at the HTTP edge (``faq_cache``)."""
