@@ -327,3 +327,66 @@ def test_a_sidecar_combines_with_the_content_level() -> None:
     lowered = decide_sensitivity(internal, public, override=True)
     assert (lowered.level, lowered.ignored, lowered.overridden) == (public, False, True)
     assert decide_sensitivity(internal, internal, override=True).note() == ""
+
+
+# --------------------------------------------------------------------------- copies
+
+
+def copy_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """A CONFIDENTIAL workbook (by its sidecar) and a byte-for-byte copy without one."""
+    original = revenue_book(tmp_path / "src" / "finance" / "hk.xlsx")
+    sidecar(original, sensitivity="CONFIDENTIAL")
+    copy = tmp_path / "src" / "shared" / "hk_copy.xlsx"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(original.read_bytes())
+    return original, copy
+
+
+def assert_copy_raised(ws: Path) -> None:
+    assert level_of(ws, "shared/hk_copy.xlsx") == "CONFIDENTIAL"
+    assert "2710" not in answer(ws, "INTERNAL")
+    assert "2710" in answer(ws, "CONFIDENTIAL")
+    with store(ws) as s:
+        facts = s.list_facts(doc_id="shared/hk_copy.xlsx") + s.list_facts(doc_id="finance/hk.xlsx")
+        assert facts and {f.sensitivity for f in facts} == {"CONFIDENTIAL"}
+        audit = [(a.action, a.detail) for a in s.document_audit("shared/hk_copy.xlsx")]
+    assert audit == [
+        ("sensitivity_raised", "INTERNAL -> CONFIDENTIAL: same content as finance/hk.xlsx")
+    ]
+
+
+def test_a_copy_without_the_sidecar_keeps_the_level_of_its_original(tmp_path: Path) -> None:
+    original, _ = copy_pair(tmp_path)
+    ws = tmp_path / "ws"
+
+    output = ingest(original.parent.parent, ws)
+
+    assert level_of(ws, "finance/hk.xlsx") == "CONFIDENTIAL"
+    assert_copy_raised(ws)
+    assert "raised to CONFIDENTIAL: a copy of this content holds it" in " ".join(output.split())
+
+
+def test_a_copy_ingested_first_is_raised_when_the_original_arrives(tmp_path: Path) -> None:
+    original, copy = copy_pair(tmp_path)
+    ws = tmp_path / "ws"
+    hidden = tmp_path / "later"
+    original.parent.rename(hidden)  # only the copy is there at first
+    ingest(copy.parent.parent, ws)
+    assert level_of(ws, "shared/hk_copy.xlsx") == "INTERNAL"
+
+    hidden.rename(original.parent)
+    ingest(original.parent.parent, ws)
+
+    assert_copy_raised(ws)
+
+
+def test_an_audited_override_on_a_copy_is_kept(board: Path, tmp_path: Path) -> None:
+    copy = board.with_name("board_copy.xlsx")
+    copy.write_bytes(board.read_bytes())
+    sidecar(copy, sensitivity="INTERNAL", sensitivity_override=True)
+    ws = tmp_path / "ws"
+
+    ingest(board.parent, ws)
+
+    assert level_of(ws, "board_pack.xlsx") == "RESTRICTED"
+    assert level_of(ws, "board_copy.xlsx") == "INTERNAL"

@@ -377,6 +377,7 @@ def _ingest_one(
                 replaces=moved_from.doc_id if moved_from else None,
                 override_note=_override_note(source.path, built.sensitivity),
             )
+        level, note = _stored_level(store, source.doc_id, built.sensitivity, dry_run)
         return FileResult(
             source.doc_id,
             Outcome.RENAMED if moved_from else Outcome.INGESTED,
@@ -385,8 +386,8 @@ def _ingest_one(
             len(kept.items),
             renamed_from=moved_from.doc_id if moved_from else "",
             decisions_kept=kept.decisions,
-            sensitivity=built.sensitivity.level.value,
-            sensitivity_note=built.sensitivity.note(),
+            sensitivity=level,
+            sensitivity_note=note,
             warnings=() if facts or built.blocks or kept.items else (NOTHING_FOUND,),
         )
     except IngestError as exc:
@@ -483,12 +484,19 @@ def _update_metadata(
             decision.level.value,
             override_note=_override_note(source.path, decision),
         )
-    return FileResult(
-        source.doc_id,
-        Outcome.METADATA,
-        sensitivity=decision.level.value,
-        sensitivity_note=decision.note(),
-    )
+    level, note = _stored_level(store, source.doc_id, decision, dry_run)
+    return FileResult(source.doc_id, Outcome.METADATA, sensitivity=level, sensitivity_note=note)
+
+
+def _stored_level(
+    store: SQLiteWorkspaceStore, doc_id: str, decision: SensitivityDecision, dry_run: bool
+) -> tuple[str, str]:
+    """The level the document was stored at, and the note on it: the decision's own, unless
+    a copy of the same content holds a higher level, which the store gave this one too."""
+    stored = None if dry_run else store.get_document(doc_id)
+    if stored is None or stored.sensitivity == decision.level.value:
+        return decision.level.value, decision.note()
+    return stored.sensitivity, f"raised to {stored.sensitivity}: a copy of this content holds it"
 
 
 @dataclass

@@ -225,6 +225,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 ),
             )
             _audit_document(conn, doc_id, override_note, now)
+            _level_copies(conn, record.content_hash, now)
 
     def update_document_metadata(
         self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
@@ -252,7 +253,12 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 f"(reason = '{CONFLICT}' AND {_rank_sql('sensitivity')} > {_rank_sql('?')})",
                 (sensitivity, doc_id, sensitivity),
             )
-            _audit_document(conn, doc_id, override_note, utc_timestamp())
+            now = utc_timestamp()
+            _audit_document(conn, doc_id, override_note, now)
+            (content_hash,) = conn.execute(
+                "SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)
+            ).fetchone()
+            _level_copies(conn, str(content_hash), now)
 
     def remove_document(self, doc_id: str) -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
@@ -456,6 +462,57 @@ def _audit_document(conn: sqlite3.Connection, doc_id: str, note: str, now: str) 
         conn.execute(
             "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (?, ?, ?, ?)",
             (doc_id, "sensitivity_override", note, now),
+        )
+
+
+def _level_copies(conn: sqlite3.Connection, content_hash: str, now: str) -> None:
+    """Raise every copy of one content (documents with the same bytes under other names) to
+    the highest level any of them holds.
+
+    A CONFIDENTIAL deck copied elsewhere without its sidecar, or renamed out of a restricted
+    file-name pattern, is still the same text: its copy must not be readable at a lower level,
+    whichever of the two was ingested first. A copy whose level an audited
+    ``sensitivity_override`` set below its own content's level keeps it: that decision was
+    made for that file. Levels only rise here; each raise is written to the document audit.
+    """
+    copies = conn.execute(
+        "SELECT doc_id, sensitivity, content_sensitivity FROM documents WHERE content_hash = ?",
+        (content_hash,),
+    ).fetchall()
+    if len(copies) < 2:
+        return
+    levels = {doc_id: Sensitivity.parse(level) for doc_id, level, _ in copies}
+    top_doc, top = max(levels.items(), key=lambda item: (item[1].rank, item[0]))
+    for doc_id, level, content_level in copies:
+        overridden = bool(content_level) and (
+            Sensitivity.parse(level).rank < Sensitivity.parse(content_level).rank
+        )
+        if levels[doc_id].rank >= top.rank or overridden:
+            continue
+        _raise_rows(conn, doc_id, top)
+        conn.execute(
+            "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (?, ?, ?, ?)",
+            (
+                doc_id,
+                "sensitivity_raised",
+                f"{level} -> {top.value}: same content as {top_doc}",
+                now,
+            ),
+        )
+
+
+def _raise_rows(conn: sqlite3.Connection, doc_id: str, level: Sensitivity) -> None:
+    """Every row of a document below ``level`` raised to it (rows above it keep theirs)."""
+    below = f"{_rank_sql('sensitivity')} < ?"
+    conn.execute("UPDATE documents SET sensitivity = ? WHERE doc_id = ?", (level.value, doc_id))
+    conn.execute(
+        f"UPDATE fact_metric SET sensitivity = ? WHERE source_doc_id = ? AND {below}",
+        (level.value, doc_id, level.rank),
+    )
+    for table in ("text_blocks", "chunks", "review_items"):
+        conn.execute(
+            f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ? AND {below}",
+            (level.value, doc_id, level.rank),
         )
 
 
