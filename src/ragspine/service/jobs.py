@@ -243,11 +243,15 @@ class InProcessJobQueue:
         return str(row[0])
 
     def _run(self, job_id: str) -> None:
-        pending = self._db.connection().execute(
-            "SELECT position, path FROM job_files WHERE job_id = ? AND outcome = '' "
-            "ORDER BY position",
-            (job_id,),
-        ).fetchall()
+        pending = (
+            self._db.connection()
+            .execute(
+                "SELECT position, path FROM job_files WHERE job_id = ? AND outcome = '' "
+                "ORDER BY position",
+                (job_id,),
+            )
+            .fetchall()
+        )
         try:
             finished = self._ingest(job_id, [(n, Path(p)) for n, p in pending])
         except RagSpineError as exc:
