@@ -179,6 +179,7 @@ class InProcessJobQueue:
         return job_id
 
     def status(self, job_id: str) -> JobStatus | None:
+        """The job's state, with the results of the files finished so far in upload order."""
         conn = self._db.connection()
         job = conn.execute(
             "SELECT state, error, created_at, updated_at FROM jobs WHERE job_id = ?", (job_id,)
