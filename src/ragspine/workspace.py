@@ -6,6 +6,9 @@ Layout (embedded default):
     DIR/profile.toml      optional domain profile; the shipped example profile otherwise
     DIR/index/            derived search indexes, written by the writing commands only
     DIR/write.lock        held by the one process writing the workspace (ingest, review...)
+    DIR/service.db        SQLite, the HTTP service's own: API key hashes and ingestion jobs
+    DIR/uploads/          files uploaded for ingestion jobs, one folder per upload batch
+    DIR/queues/           one lock file per live job queue, so a restart finds orphaned jobs
 
 Opening a workspace that does not exist is an error: a silently created empty store would
 answer every question with "not found". Readers open the store read-only; writers take
@@ -33,6 +36,10 @@ DB_NAME = "ragspine.db"
 TRACE_NAME = "traces.jsonl"
 PROFILE_NAME = "profile.toml"
 LOCK_NAME = "write.lock"
+# Apart from DB_NAME, so the service's tables never touch the ingest store's versioned schema.
+SERVICE_DB_NAME = "service.db"
+UPLOADS_NAME = "uploads"
+QUEUES_NAME = "queues"
 # The schema components a store must record to be a workspace (facts, then ingestion's tables).
 _COMPONENTS = ("fact_metric", "ingest")
 # The schema version of each component this version reads.
@@ -55,6 +62,14 @@ class Workspace:
     @property
     def trace_path(self) -> Path:
         return self.root / TRACE_NAME
+
+    @property
+    def service_db_path(self) -> Path:
+        return self.root / SERVICE_DB_NAME
+
+    @property
+    def uploads_path(self) -> Path:
+        return self.root / UPLOADS_NAME
 
     @property
     def profile_path(self) -> Path:
