@@ -500,3 +500,39 @@ def _beyond_path_max(parent: Path) -> Path:
     finally:
         os.close(fd)
     return path  # the shallowest folder whose path is too long: os.walk cannot list it
+
+
+def test_library_notes_keep_to_their_own_thread() -> None:
+    """A server ingests on a worker thread while others answer: each collects only its own
+    warnings and log records, and the process's warning settings come back afterwards."""
+    import logging
+    import threading
+    import warnings
+
+    from ragspine.ingestion.isolation import library_notes
+
+    filters_before = list(warnings.filters)
+    inside = threading.Barrier(2)
+    done = threading.Barrier(2)
+    collected: dict[str, list[str]] = {}
+
+    def reader(name: str) -> None:
+        with library_notes() as notes:
+            inside.wait()
+            warnings.warn(f"{name} says so", UserWarning, stacklevel=1)
+            logging.getLogger(f"lib.{name}").warning("%s logged", name)
+            done.wait()
+        collected[name] = notes
+
+    threads = [threading.Thread(target=reader, args=(n,)) for n in ("pdf", "xlsx")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert collected == {
+        "pdf": ["lib.pdf: pdf logged", "UserWarning: pdf says so"],
+        "xlsx": ["lib.xlsx: xlsx logged", "UserWarning: xlsx says so"],
+    }
+    assert list(warnings.filters) == filters_before
+    assert warnings.showwarning.__module__ == "warnings"
