@@ -8,7 +8,7 @@ import pytest
 
 from ragspine.ingestion.labels import read_label
 from ragspine.ingestion.model import Cell, LocatorStyle, Table
-from ragspine.ingestion.tables import ReviewReason, map_table
+from ragspine.ingestion.tables import MAX_UNMAPPED_ITEMS, ReviewReason, map_table
 from ragspine.profile.glossary import Glossary
 from tests.profiles import acme_glossary
 
@@ -161,6 +161,24 @@ def test_unmapped_label_low_confidence_and_unit_mismatch_go_to_review(glossary: 
     low = next(r for r in mapped.review if r.reason == ReviewReason.LOW_CONFIDENCE)
     assert low.fact is not None and low.fact.value == 100.0
     assert {(f.metric_code, f.value) for f in mapped.facts} == {("NBV", 80.0)}
+
+
+def test_unmapped_labels_past_the_cap_share_one_review_item(glossary: Glossary) -> None:
+    extra = 7
+    rows = [["指标", "FY2024"], ["收入", "15"]]
+    rows += [[f"杂项{i}", str(i)] for i in range(MAX_UNMAPPED_ITEMS + extra)]
+    mapped = map_table(table(rows, title="香港"), glossary)
+
+    unmapped = [r for r in mapped.review if r.reason == ReviewReason.UNMAPPED_LABEL]
+    assert len(unmapped) == MAX_UNMAPPED_ITEMS + 1
+    summary = unmapped[-1]
+    assert summary.locator == "slide=2,table=1"
+    first_beyond = MAX_UNMAPPED_ITEMS
+    assert summary.detail == (
+        f"{extra} more row labels are not in the glossary (e.g. '杂项{first_beyond}', "
+        f"'杂项{first_beyond + 1}', '杂项{first_beyond + 2}')"
+    )
+    assert {(f.metric_code, f.value) for f in mapped.facts} == {("REVENUE", 15.0)}
 
 
 @pytest.mark.parametrize(

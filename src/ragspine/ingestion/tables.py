@@ -50,6 +50,10 @@ from ragspine.profile.periods import Period, find_periods
 ABSURD_MAGNITUDE = 1e15
 
 
+# Unmapped labels reviewed one by one per axis of a table; the rest are counted in one item.
+MAX_UNMAPPED_ITEMS = 200
+
+
 class ReviewReason(StrEnum):
     CONFLICT = "conflict"
     UNMAPPED_LABEL = "unmapped_label"
@@ -454,9 +458,12 @@ def _unmapped(
     """Rows (or columns) with numbers whose header label is not fully explained.
 
     Each gets one ``unmapped_label`` review item at its innermost header cell, and its numbers
-    are left out: a label we cannot read names no metric we could vouch for.
+    are left out: a label we cannot read names no metric we could vouch for. Past
+    ``MAX_UNMAPPED_ITEMS`` per axis of a table, the rest share one item at the table.
     """
     skipped: set[int] = set()
+    beyond: list[str] = []  # labels past MAX_UNMAPPED_ITEMS, reviewed as one item
+    axis = "row" if rows else "column"
     positions = range(header_rows, table.n_rows) if rows else range(header_cols, table.n_cols)
     for p in positions:
         data = (
@@ -474,12 +481,24 @@ def _unmapped(
         )
         cells = [c for c in headers if c is not None and c.text.strip()]
         anchor = cells[-1] if cells else (table.cells[p][0] if rows else table.cells[0][p])
-        axis = "row" if rows else "column"
+        if len(skipped) <= MAX_UNMAPPED_ITEMS:
+            result.review.append(
+                ReviewCandidate(
+                    _label_locator(table, anchor),
+                    ReviewReason.UNMAPPED_LABEL,
+                    f"{axis} label {labels[p].text!r} is not in the glossary",
+                )
+            )
+        else:
+            beyond.append(labels[p].text)
+    if beyond:
+        # A sheet of 100,000 unknown lines is one thing to review, not 100,000.
+        examples = ", ".join(repr(text) for text in beyond[:3])
         result.review.append(
             ReviewCandidate(
-                _label_locator(table, anchor),
+                table.locator_prefix,
                 ReviewReason.UNMAPPED_LABEL,
-                f"{axis} label {labels[p].text!r} is not in the glossary",
+                f"{len(beyond):,} more {axis} labels are not in the glossary (e.g. {examples})",
             )
         )
     return skipped
