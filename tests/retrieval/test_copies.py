@@ -25,7 +25,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     for name in ("a_review.md", "b_review_copy.md", "c_review_v2.md"):
         (docs / name).write_text(f"# Zanzibar review\n\n{GROWTH}\n", encoding="utf-8")
     (docs / "d_headcount.md").write_text(f"# Zanzibar people\n\n{OTHER}\n", encoding="utf-8")
-    (docs / "e_restricted_copy.md").write_text(f"# Zanzibar review\n\n{GROWTH}\n", "utf-8")
+    # The same passage in another file (other bytes: an identical file would share the
+    # RESTRICTED level with its copies, docs/ingestion.md "Copies share their level").
+    (docs / "e_restricted_copy.md").write_text(f"# Zanzibar board\n\n{GROWTH}\n", "utf-8")
     (docs / "e_restricted_copy.md.meta.json").write_text('{"sensitivity": "RESTRICTED"}', "utf-8")
     ws = Workspace.create(root / "ws")
     with ws.fact_store() as store:

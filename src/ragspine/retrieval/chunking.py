@@ -2,10 +2,10 @@
 
 A slide's body and its speaker notes are separate chunks (``slide=5,body``, ``slide=5,notes``)
 carrying the slide title; consecutive paragraphs under one page or section merge up to a size
-cap (``page=3,para=2-4``); a block longer than the cap splits at sentence ends and every part
-keeps the block's locator. Titles and headings are context, not chunks of their own. A
-chunk's locator therefore always points at a slide, page or section — never at an offset in
-concatenated text.
+cap (``page=3,para=2-4``); a block longer than the cap splits at sentence ends (a sentence
+longer than the cap at its spaces, or at the cap) and every part keeps the block's locator.
+Titles and headings are context, not chunks of their own. A chunk's locator therefore always
+points at a slide, page or section — never at an offset in concatenated text.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def _split(text: str, cap: int) -> list[str]:
         return [text]
     parts: list[str] = []
     current = ""
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in (piece for s in _SENTENCE_END.split(text) for piece in _cut(s, cap)):
         if current and len(current) + len(sentence) > cap:
             parts.append(current.strip())
             current = ""
@@ -109,6 +109,18 @@ def _split(text: str, cap: int) -> list[str]:
     if current.strip():
         parts.append(current.strip())
     return parts
+
+
+def _cut(sentence: str, cap: int) -> Iterator[str]:
+    """A sentence longer than ``cap`` in pieces of at most ``cap`` characters, cut at the last
+    whitespace of each piece where there is one (a paragraph with no sentence end, or a
+    1 MB run of text, must not become one chunk that floods every prompt it reaches)."""
+    while len(sentence) > cap:
+        space = sentence.rfind(" ", cap // 2, cap)
+        end = space + 1 if space > 0 else cap
+        yield sentence[:end]
+        sentence = sentence[end:]
+    yield sentence
 
 
 def _union(values: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
