@@ -227,6 +227,20 @@ def test_an_os_error_while_answering_is_one_line_and_exit_1(workspace: Path) -> 
     assert result.stderr == f"error: {workspace / 'traces.jsonl'}: Is a directory\n"
 
 
+def test_ragspine_debug_prints_the_traceback_above_the_error_line(workspace: Path) -> None:
+    (workspace / "traces.jsonl").mkdir()
+    args = ["ask", FOUND_Q, "--workspace", str(workspace)]
+
+    quiet = runner.invoke(app, args)
+    debug = CliRunner(env={"COLUMNS": "250", "RAGSPINE_DEBUG": "1"}).invoke(app, args)
+
+    assert quiet.exit_code == debug.exit_code == 1
+    assert "Traceback" not in quiet.stderr
+    assert debug.stderr.startswith("Traceback (most recent call last):")
+    assert "IsADirectoryError" in debug.stderr
+    assert debug.stderr.endswith(quiet.stderr)  # the same one line closes it
+
+
 # --------------------------------------------------------------------------- ask
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from datetime import date, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -53,14 +55,21 @@ def guarded(func: Callable[P, None]) -> Callable[P, None]:
     return wrapper
 
 
+# Set (to anything) to print the traceback of an unexpected failure above its error line.
+DEBUG_ENV = "RAGSPINE_DEBUG"
+
+
 def report_error(err: Exception) -> int:
     """Print ``err`` as one plain ``error: <message>`` line on stderr; return its exit code.
 
     A project error exits with the code ``ragspine.errors`` maps it to. The framework's usage
     errors (unknown option, missing argument, bad choice) and a missing optional dependency (an
     ``ImportError`` naming its extra, see ``ragspine.optional``) are usage errors: 2. An
-    ``OSError`` or anything unexpected is a failure of the work: 1, named by its class.
+    ``OSError`` or anything unexpected is a failure of the work: 1, named by its class;
+    with ``RAGSPINE_DEBUG`` set, its traceback is printed first.
     """
+    if os.environ.get(DEBUG_ENV) and not isinstance(err, RagSpineError | ClickException):
+        traceback.print_exception(err, file=sys.stderr)  # the one line still follows
     message = " ".join(plain(_message(err)).split())
     typer.echo(f"error: {message}", err=True)
     if isinstance(err, RagSpineError):
