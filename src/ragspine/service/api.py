@@ -322,8 +322,7 @@ def _answers(app: FastAPI, service: _Service) -> None:
         "/v1/ask/stream",
         tags=["answers"],
         dependencies=_AUTH_JSON,
-        response_class=EventSourceResponse,
-        responses=_errors(*_JSON),
+        responses={**_errors(*_JSON), 200: {"content": {"text/event-stream": {}}}},
     )
     async def ask_stream(request: Request, body: AskRequest, caller: CallerDep) -> Response:
         """The answer as Server-Sent Events: ``meta`` (route, kind, clarification and the

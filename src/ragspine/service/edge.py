@@ -138,8 +138,14 @@ def install_error_handlers(app: FastAPI) -> None:
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         rid = request_id_of(request)
         _LOG.exception("request %s failed", rid, exc_info=exc)
+        # Served from outside the other middleware (Starlette's last resort), so the id
+        # header is set here.
         return error_response(
-            500, f"internal error; see request {rid}", rid, type_="internal_error"
+            500,
+            f"internal error; see request {rid}",
+            rid,
+            type_="internal_error",
+            headers={REQUEST_ID_HEADER: rid},
         )
 
     app.add_exception_handler(StarletteHTTPException, http_error)
