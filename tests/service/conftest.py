@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ragspine.demo.tour import build_demo_workspace
+from ragspine.errors import RagSpineError
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.jobs import JobFile, JobFileResult, JobState, JobStatus
@@ -80,14 +81,15 @@ class ThreadJobs:
         return job_id
 
     def _run(self, job_id: str, files: list[JobFile]) -> None:
-        with RAGSpine.open(self.workspace) as rag:
-            report = rag.ingest(*(f.path for f in files))
+        try:
+            with RAGSpine.open(self.workspace) as rag:
+                failed = bool(rag.ingest(*(f.path for f in files)).failures)
+        except RagSpineError:
+            failed = True
         results = tuple(JobFileResult(f.name, "ingested") for f in files)
         with self.lock:
             done = replace(self.jobs[job_id], files_done=len(files), results=results)
-            self.jobs[job_id] = replace(
-                done, state=JobState.FAILED if report.failures else JobState.DONE
-            )
+            self.jobs[job_id] = replace(done, state=JobState.FAILED if failed else JobState.DONE)
 
     def status(self, job_id: str) -> JobStatus | None:
         with self.lock:

@@ -10,6 +10,7 @@ event loop.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
+from fastapi import Path as PathParam
 from fastapi.responses import PlainTextResponse, Response, StreamingResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse, format_sse_event
@@ -533,6 +535,8 @@ def _job_out(status: JobStatus) -> JobOut:
 # --- review ----------------------------------------------------------------------------------
 
 ReviewFilter = Literal["open", "approved", "rejected", "all"]
+# Review item ids are SQLite integers.
+ItemId = Annotated[int, PathParam(ge=1, le=2**63 - 1)]
 
 
 def _review(app: FastAPI, service: _Service) -> None:
@@ -556,7 +560,7 @@ def _review(app: FastAPI, service: _Service) -> None:
         responses=_errors(*_JSON, 404, 409),
     )
     async def review_approve(
-        item_id: int, caller: CallerDep, body: ApproveRequest | None = None
+        item_id: ItemId, caller: CallerDep, body: ApproveRequest | None = None
     ) -> ReviewDecision:
         """Approve an item (optionally with a corrected value); the search index follows."""
         correct = body.correct if body is not None else None
@@ -573,7 +577,7 @@ def _review(app: FastAPI, service: _Service) -> None:
         responses=_errors(*_JSON, 404, 409),
     )
     async def review_reject(
-        item_id: int, caller: CallerDep, body: RejectRequest | None = None
+        item_id: ItemId, caller: CallerDep, body: RejectRequest | None = None
     ) -> ReviewDecision:
         """Reject an item: nothing is written to the facts."""
         note = body.note if body is not None else ""
@@ -702,21 +706,28 @@ def store_upload(
     workspace: Workspace, batch: str, client_filename: str, data: Any, *, max_file_bytes: int
 ) -> JobFile:
     name = Path(client_filename.replace("\\", "/")).name.strip()
-    if not name or name.startswith("."):
+    if not name or name.startswith(".") or any(ord(c) < 32 for c in name):
         raise UsageError("an upload has no usable file name")
     folder = workspace.root / "uploads" / batch
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / name
-    written = 0
-    with target.open("xb") as out:
-        while chunk := data.read(1 << 20):
-            written += len(chunk)
-            if written > max_file_bytes:
-                out.close()
-                target.unlink()
-                raise UsageError(f"{name} is larger than the upload limit")
-            out.write(chunk)
-    return JobFile(name=name, path=target)
+    stem, suffix = os.path.splitext(name)
+    for n in range(1, 10_000):
+        target = folder / (name if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            out = target.open("xb")
+        except FileExistsError:
+            continue
+        written = 0
+        with out:
+            while chunk := data.read(1 << 20):
+                written += len(chunk)
+                if written > max_file_bytes:
+                    out.close()
+                    target.unlink()
+                    raise UsageError(f"{name} is larger than the upload limit")
+                out.write(chunk)
+        return JobFile(name=name, path=target)
+    raise UsageError(f"too many uploads named {name} in one request")
 
 
 def app_from_env() -> FastAPI:

@@ -173,7 +173,9 @@ class ApproveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     correct: float | None = Field(
-        default=None, description="Approve with this value instead of the proposed one."
+        default=None,
+        allow_inf_nan=False,
+        description="Approve with this value instead of the proposed one.",
     )
 
 
