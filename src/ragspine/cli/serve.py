@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import os
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -55,8 +56,17 @@ def serve(
         raise UsageError(f"invalid service settings: {problems}") from None
     if clearance is not None and not settings.no_auth:
         raise UsageError("--clearance applies only with --no-auth (a key carries its own)")
+    # One access line per request, ours (it names the route template and the key's name);
+    # uvicorn's own would add a second with the raw path and query.
+    log_config = _log_config()
     if settings.workers == 1:
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port)
+        uvicorn.run(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            log_config=log_config,
+            access_log=False,
+        )
         return
     # Each worker process builds its own app from the environment: pass the settings on.
     for name, value in settings.model_dump(exclude_none=True).items():
@@ -67,4 +77,36 @@ def serve(
         host=settings.host,
         port=settings.port,
         workers=settings.workers,
+        log_config=log_config,
+        access_log=False,
     )
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging setup plus the service's loggers: ``ragspine.access`` on stdout,
+    ``ragspine.service`` (failures, with their request id) on stderr."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["ragspine"] = {"format": "%(asctime)s %(levelname)s %(message)s"}
+    config["handlers"]["ragspine_access"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "ragspine",
+        "stream": "ext://sys.stdout",
+    }
+    config["handlers"]["ragspine_errors"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "ragspine",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"]["ragspine.access"] = {
+        "handlers": ["ragspine_access"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    config["loggers"]["ragspine.service"] = {
+        "handlers": ["ragspine_errors"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    return config
