@@ -8,6 +8,7 @@ import json
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -543,3 +544,11 @@ def test_the_access_log_has_one_line_without_key_or_question(
     assert "request_id=log-check-1" in line and "key=analyst" in line
     assert INTERNAL_KEY not in line and STRUCTURED not in line
     assert response.status_code == 200
+
+
+def test_concurrent_questions_on_the_pool_all_get_the_same_answer(client: TestClient) -> None:
+    questions = [STRUCTURED, COMPOSITE, "香港监管动态"] * 8
+    expected = {q: ask(client, q)["answer"] for q in set(questions)}
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        answers = list(pool.map(lambda q: (q, ask(client, q)["answer"]), questions))
+    assert all(answer == expected[q] for q, answer in answers)

@@ -6,8 +6,9 @@ time it answers for a level, and keeps it: no connection is shared between threa
 opened per request. Facts are read live from the store, so an ingest's commit is seen by the
 next question; the search index is reopened when the writer's last commit of it changed (a
 stat of its metadata file per question), so a re-ingest needs no restart. A question runs
-inside one retriever, opened on one index commit, and passages of documents re-ingested since
-are left out (``retriever.same_content``): an answer never mixes two versions of a document.
+in one read transaction of the store, so all its facts and passages are of one commit, and
+the retriever leaves out passages of documents re-ingested after its index was opened
+(``retriever.same_content``): an answer never mixes two versions of a document.
 """
 
 from __future__ import annotations
@@ -93,9 +94,11 @@ class Answerer:
             )
             if hit is not None:
                 return faq_response(hit, request_id)
-        result = self.workspace_for(caller.clearance).ask(
-            question, reference_date=reference_date, request_id=request_id
-        )
+        rag = self.workspace_for(caller.clearance)
+        # One read transaction for the whole question: every fact and passage it reads is of
+        # the same commit, so a re-ingest landing meanwhile is not half seen.
+        with rag.store.snapshot():
+            result = rag.ask(question, reference_date=reference_date, request_id=request_id)
         return ServiceAskResponse(**to_response(result).model_dump(), cache=CacheInfo())
 
     def workspace_for(self, clearance: Sensitivity) -> RAGSpine:
