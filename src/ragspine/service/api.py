@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
 from fastapi import Path as PathParam
-from fastapi.responses import PlainTextResponse, Response, StreamingResponse
+from fastapi.responses import PlainTextResponse, Response
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse, format_sse_event
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -407,9 +407,7 @@ def _chat(app: FastAPI, service: _Service) -> None:
         created = int(time.time())
         completion_id = f"chatcmpl-{answer.request_id}"
         if body.stream:
-            return StreamingResponse(
-                _chat_chunks(answer, completion_id, created), media_type="text/event-stream"
-            )
+            return EventSourceResponse(_chat_chunks(answer, completion_id, created))
         text = f"{answer.answer}\n\n{sources_text(answer.sources)}"
         completion = ChatCompletion(
             id=completion_id,
