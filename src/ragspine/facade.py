@@ -139,8 +139,14 @@ class RAGSpine:
         self.retriever.reset()
         return report
 
-    def ask(self, question: str, *, reference_date: date | None = None) -> AgentResult:
-        """Answer one question; its privacy-aware trace is appended to the workspace."""
+    def ask(
+        self, question: str, *, reference_date: date | None = None, request_id: str | None = None
+    ) -> AgentResult:
+        """Answer one question; its privacy-aware trace is appended to the workspace.
+
+        ``request_id`` names the request in the trace (the HTTP service passes its own, so the
+        response, the trace and the access log agree); a fresh one is made when it is omitted.
+        """
         return answer_question(
             question,
             self.store,
@@ -150,6 +156,7 @@ class RAGSpine:
             profile=self.profile,
             clearance=self.clearance,
             trace_sink=self._trace_sink,
+            request_id=request_id,
         )
 
     def close(self) -> None:

@@ -183,3 +183,15 @@ def test_concurrent_reads_while_writing(store: FactStore) -> None:
         stop.set()
         writer.join()
     assert values == [[float(year)] * 200 for year in range(2000, 2024)]
+
+
+def test_a_snapshot_sees_one_commit_and_nests(store: FactStore, db_path: Path) -> None:
+    store.upsert_facts([make_fact(period="2024")])
+    with FactStore(db_path, read_only=True) as reader:
+        with reader.snapshot():
+            before = reader.count_facts()
+            store.upsert_facts([make_fact(period="2023")])
+            with reader.snapshot():  # joins the outer one
+                assert reader.count_facts() == before
+            assert reader.count_facts() == before
+        assert reader.count_facts() == before + 1

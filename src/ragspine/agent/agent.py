@@ -50,11 +50,21 @@ from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever
 from ragspine.storage.fact_store import FactStoreProtocol
 
-__all__ = ["MAX_QUESTION_CHARS", "AgentResult", "answer_question"]
+__all__ = [
+    "FIRST_REFERENCE_DATE",
+    "LAST_REFERENCE_DATE",
+    "MAX_QUESTION_CHARS",
+    "AgentResult",
+    "answer_question",
+]
 
 # A question names a few slots in a sentence or two; thousands of characters are a paste or an
 # attack, and every step below reads the whole text, so they are refused before any of them.
 MAX_QUESTION_CHARS = 2_000
+# The first and last supported reference dates: outside them a fiscal-year label stops making
+# sense (0001-01-01 would render "FY0 … FY-1"). The CLI and the HTTP service refuse the rest.
+FIRST_REFERENCE_DATE = date(1900, 1, 1)
+LAST_REFERENCE_DATE = date(2200, 12, 31)
 
 
 @dataclass

@@ -25,6 +25,7 @@ from typer._click.exceptions import UsageError as FrameworkUsageError
 from typer.core import TyperGroup
 
 from ragspine import __version__
+from ragspine.agent.agent import FIRST_REFERENCE_DATE, LAST_REFERENCE_DATE
 from ragspine.errors import ERROR_MAP, RagSpineError, UsageError, mapping_for
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.terminal import plain
@@ -34,12 +35,6 @@ P = ParamSpec("P")
 WorkspaceOption = Annotated[
     Path, typer.Option("--workspace", "-w", help="Workspace folder (holds ragspine.db).")
 ]
-
-
-# The first and last supported reference dates: outside them a fiscal-year label stops making
-# sense (0001-01-01 would render "FY0 … FY-1").
-FIRST_REFERENCE_DATE = date(1900, 1, 1)
-LAST_REFERENCE_DATE = date(2200, 12, 31)
 
 
 def guarded(func: Callable[P, None]) -> Callable[P, None]:

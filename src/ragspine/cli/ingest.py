@@ -21,8 +21,7 @@ from ragspine.ingest_console import ingest_with_progress, print_report, print_re
 from ragspine.ingestion import review
 from ragspine.ingestion.pipeline import discover
 from ragspine.profile.loader import load_profile
-from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.retrieval.refresh import refresh_indexes, writing
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.terminal import plain, plain_json
@@ -114,9 +113,8 @@ def _writing(root: Path) -> Iterator[SQLiteWorkspaceStore]:
     """The store of an existing workspace under its write lock; the search index is updated
     when the block ends (a decision on a held passage changes what may be found)."""
     ws = Workspace.open(root)
-    with ws.write_lock(on_wait=lambda: _waiting(ws)), ws.fact_store() as store:
+    with writing(ws, on_wait=lambda: _waiting(ws)) as store:
         yield store
-        refresh_indexes(ws, store)
 
 
 review_app = typer.Typer(
@@ -145,7 +143,7 @@ def review_list(
     with Workspace.open(workspace).fact_store() as store:
         items = store.list_review(None if state is ReviewFilter.ALL else ReviewState(state.value))
     if level is not None:
-        items = [i for i in items if level.allows(Sensitivity.parse(i.sensitivity))]
+        items = review.visible_to(items, level)
     print_review_list(items, Console(highlight=False))
 
 

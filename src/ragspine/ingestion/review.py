@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from ragspine.errors import ReviewError
 from ragspine.ingestion.tables import ReviewReason
+from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import Fact, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -100,6 +101,11 @@ class CarriedOver:
     items: list[ReviewItem]
     facts: list[Fact]  # what the carried approvals write
     decisions: int  # approvals and rejections carried
+
+
+def visible_to(items: Sequence[ReviewItem], clearance: Sensitivity) -> list[ReviewItem]:
+    """The items a reviewer with ``clearance`` may see (the others do not exist for them)."""
+    return [item for item in items if clearance.allows(Sensitivity.parse(item.sensitivity))]
 
 
 def carry_over(earlier: Sequence[ReviewItem], fresh: Sequence[ReviewItem]) -> CarriedOver:

@@ -7,6 +7,9 @@ takes tantivy's writer lock and questions only ever read (``retriever.open_retri
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
 from ragspine.retrieval.embedding import load_backend
 from ragspine.retrieval.lexical import LexicalIndex
 from ragspine.retrieval.retire import forget_vectors, saved_doc_ids
@@ -43,3 +46,17 @@ def refresh_indexes(
         )
         if update_vectors(store, backend, vectors, current):
             vectors.save()
+
+
+@contextmanager
+def writing(
+    workspace: Workspace, *, on_wait: Callable[[], None] | None = None
+) -> Iterator[SQLiteWorkspaceStore]:
+    """The workspace's store under its write lock, the indexes refreshed when the block ends
+    without an error (a review decision on a held passage changes what may be found).
+
+    ``on_wait`` is called once if another writer holds the lock (see ``Workspace.write_lock``).
+    """
+    with workspace.write_lock(on_wait=on_wait), workspace.fact_store() as store:
+        yield store
+        refresh_indexes(workspace, store)

@@ -179,8 +179,15 @@ class SQLiteFactStore:
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
-        """Run the block's reads in one read transaction: they all see the same commit."""
+        """Run the block's reads in one read transaction: they all see the same commit.
+
+        Nests: inside another snapshot the block simply joins it (the HTTP service answers a
+        whole question in one, and opening the retriever inside takes its own).
+        """
         with self._lock:
+            if self._conn.in_transaction:
+                yield
+                return
             self._conn.execute("BEGIN")
             try:
                 yield

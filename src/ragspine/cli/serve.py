@@ -1,0 +1,112 @@
+"""``ragspine serve``: the HTTP service over one workspace, on uvicorn."""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Annotated, Any
+
+import typer
+
+from ragspine.cli.common import WorkspaceOption, parse_clearance
+from ragspine.errors import UsageError
+
+
+def serve(
+    workspace: WorkspaceOption,
+    host: Annotated[
+        str | None, typer.Option(help="Address to bind [env RAGSPINE_HOST; default 127.0.0.1].")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Port to bind [env RAGSPINE_PORT; default 8000].")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes [env RAGSPINE_WORKERS; default 1].")
+    ] = None,
+    no_auth: Annotated[
+        bool,
+        typer.Option("--no-auth", help="Serve without API keys (loopback addresses only)."),
+    ] = False,
+    clearance: Annotated[
+        str | None,
+        typer.Option(
+            help="With --no-auth: the clearance every request gets (default CONFIDENTIAL)."
+        ),
+    ] = None,
+) -> None:
+    """Serve the workspace over HTTP (OpenAPI at /docs); flags override RAGSPINE_* variables."""
+    import uvicorn
+    from pydantic import ValidationError
+
+    from ragspine.service.api import create_app
+    from ragspine.service.settings import ServiceSettings
+
+    overrides: dict[str, object] = {"workspace": workspace}
+    for name, value in (("host", host), ("port", port), ("workers", workers)):
+        if value is not None:
+            overrides[name] = value
+    if no_auth:
+        overrides["no_auth"] = True
+    if clearance is not None:
+        overrides["no_auth_clearance"] = parse_clearance(clearance)
+    try:
+        settings = ServiceSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        raise UsageError(f"invalid service settings: {problems}") from None
+    if clearance is not None and not settings.no_auth:
+        raise UsageError("--clearance applies only with --no-auth (a key carries its own)")
+    # One access line per request, ours (it names the route template and the key's name);
+    # uvicorn's own would add a second with the raw path and query.
+    log_config = _log_config()
+    if settings.workers == 1:
+        uvicorn.run(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            log_config=log_config,
+            access_log=False,
+        )
+        return
+    # Each worker process builds its own app from the environment: pass the settings on.
+    for name, value in settings.model_dump(exclude_none=True).items():
+        os.environ[f"RAGSPINE_{name.upper()}"] = str(getattr(value, "value", value))
+    uvicorn.run(
+        "ragspine.service.api:app_from_env",
+        factory=True,
+        host=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        log_config=log_config,
+        access_log=False,
+    )
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging setup plus the service's loggers: ``ragspine.access`` on stdout,
+    ``ragspine.service`` (failures, with their request id) on stderr."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["formatters"]["ragspine"] = {"format": "%(asctime)s %(levelname)s %(message)s"}
+    config["handlers"]["ragspine_access"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "ragspine",
+        "stream": "ext://sys.stdout",
+    }
+    config["handlers"]["ragspine_errors"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "ragspine",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"]["ragspine.access"] = {
+        "handlers": ["ragspine_access"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    config["loggers"]["ragspine.service"] = {
+        "handlers": ["ragspine_errors"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    return config

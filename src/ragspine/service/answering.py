@@ -1,0 +1,182 @@
+"""Questions answered for HTTP callers: the FAQ short-circuit first, then the agent, on a small
+pool of threads that each keep their own read-only workspace per clearance level.
+
+Each pool thread opens its own ``RAGSpine`` (so its own SQLite connection, WAL mode) the first
+time it answers for a level, and keeps it: no connection is shared between threads and none is
+opened per request. Facts are read live from the store, so an ingest's commit is seen by the
+next question; the search index is reopened when the writer's last commit of it changed (a
+stat of its metadata file per question), so a re-ingest needs no restart. A question runs
+in one read transaction of the store, so all its facts and passages are of one commit, and
+the retriever leaves out passages of documents re-ingested after its index was opened
+(``retriever.same_content``): an answer never mixes two versions of a document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date
+from typing import TypeVar
+
+from ragspine.agent.agent import FIRST_REFERENCE_DATE, LAST_REFERENCE_DATE
+from ragspine.agent.response import ClarificationOut, SourceRef, to_response
+from ragspine.agent.types import AnswerKind, ClarifyMode
+from ragspine.errors import UsageError
+from ragspine.facade import RAGSpine
+from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.lexical import META_FILE
+from ragspine.retrieval.retriever import lexical_path
+from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
+from ragspine.service.keys import Caller
+from ragspine.service.schemas import CacheInfo, ServiceAskResponse
+from ragspine.service.settings import ServiceSettings
+from ragspine.workspace import Workspace
+
+T = TypeVar("T")
+
+# A FAQ hit's route: the vetted answer served at the edge, before the agent's own routes.
+FAQ_ROUTE = "faq"
+
+
+@dataclass
+class _Opened:
+    rag: RAGSpine
+    index_stamp: tuple[int, int] | None
+
+
+class Answerer:
+    """Answers questions and runs store reads off the event loop, one workspace per
+    (thread, clearance level)."""
+
+    def __init__(
+        self, settings: ServiceSettings, provider: LLMProvider, faq: FaqLookup | None
+    ) -> None:
+        self._settings = settings
+        self._workspace = Workspace.open(settings.workspace)
+        self._provider = provider
+        self._faq = faq
+        self._local = threading.local()
+        self._all: list[RAGSpine] = []
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(
+            max_workers=settings.ask_threads, thread_name_prefix="ragspine-ask"
+        )
+
+    @property
+    def workspace(self) -> Workspace:
+        return self._workspace
+
+    async def run(self, func: Callable[[], T]) -> T:
+        """Run ``func`` on the pool (blocking store or agent work) and await its result."""
+        return await asyncio.wrap_future(self._pool.submit(func))
+
+    def answer(
+        self,
+        question: str,
+        caller: Caller,
+        *,
+        reference_date: date | None,
+        request_id: str,
+    ) -> ServiceAskResponse:
+        """The answer for ``caller``: a vetted FAQ item when one matches, else the agent's.
+
+        Raises ``UsageError`` for an empty or over-long question and an unsupported date.
+        """
+        check_question(question, self._settings.max_question_chars)
+        check_reference_date(reference_date)
+        if self._faq is not None:
+            hit = self._faq.lookup(
+                question, clearance=caller.clearance, today=reference_date or date.today()
+            )
+            if hit is not None:
+                return faq_response(hit, request_id)
+        rag = self.workspace_for(caller.clearance)
+        # One read transaction for the whole question: every fact and passage it reads is of
+        # the same commit, so a re-ingest landing meanwhile is not half seen.
+        with rag.store.snapshot():
+            result = rag.ask(question, reference_date=reference_date, request_id=request_id)
+        return ServiceAskResponse(**to_response(result).model_dump(), cache=CacheInfo())
+
+    def workspace_for(self, clearance: Sensitivity) -> RAGSpine:
+        """This thread's read-only workspace for ``clearance``, its search index reopened when
+        a writer has committed a newer one. Call on a pool thread (see :meth:`run`)."""
+        opened: dict[Sensitivity, _Opened] = self._local.__dict__.setdefault("opened", {})
+        stamp = _index_stamp(self._workspace)
+        entry = opened.get(clearance)
+        if entry is None:
+            rag = RAGSpine.open(
+                self._workspace,
+                provider=self._provider,
+                clearance=clearance,
+                dense=self._settings.dense,
+                rerank=self._settings.rerank,
+                read_only=True,
+            )
+            with self._lock:
+                self._all.append(rag)
+            entry = opened[clearance] = _Opened(rag, stamp)
+        elif entry.index_stamp != stamp:
+            entry.rag.retriever.reset()
+            entry.index_stamp = stamp
+        return entry.rag
+
+    def close(self) -> None:
+        """Wait for running questions, then close every thread's workspace."""
+        self._pool.shutdown(wait=True)
+        with self._lock:
+            for rag in self._all:
+                rag.close()
+            self._all.clear()
+
+
+def check_question(question: str, limit: int) -> None:
+    if not question.strip():
+        raise UsageError("the question is empty: ask about a metric, an entity or a period")
+    if len(question) > limit:
+        raise UsageError(
+            f"the question is {len(question):,} characters long; the limit is {limit:,}"
+        )
+
+
+def check_reference_date(day: date | None) -> None:
+    if day is not None and not FIRST_REFERENCE_DATE <= day <= LAST_REFERENCE_DATE:
+        raise UsageError(
+            f"reference_date {day.isoformat()} is out of range; use a date from "
+            f"{FIRST_REFERENCE_DATE.isoformat()} to {LAST_REFERENCE_DATE.isoformat()}"
+        )
+
+
+def faq_response(hit: FaqHit, request_id: str) -> ServiceAskResponse:
+    """A vetted FAQ answer in the ``/v1/ask`` shape: its own source, the cache block filled."""
+    return ServiceAskResponse(
+        answer=hit.answer,
+        route=FAQ_ROUTE,
+        # A vetted answer states what it states: found, in the agent's vocabulary.
+        answer_kind=AnswerKind.FOUND.value,
+        clarification=ClarificationOut(mode=ClarifyMode.NONE.value),
+        sources=[SourceRef(doc=hit.doc, locator=hit.locator)],
+        request_id=request_id,
+        cache=CacheInfo(hit=True, faq_id=hit.faq_id, version=hit.version),
+    )
+
+
+def _index_stamp(workspace: Workspace) -> tuple[int, int] | None:
+    """When and how large the lexical index's metadata was last written (``None``: no index)."""
+    try:
+        info = (lexical_path(workspace) / META_FILE).stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def index_present(workspace: Workspace) -> bool:
+    return _index_stamp(workspace) is not None
+
+
+def paragraphs(answer: str) -> list[str]:
+    """The answer cut at its blank lines; joining them with a blank line gives it back."""
+    return answer.split("\n\n")

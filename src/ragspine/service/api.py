@@ -1,0 +1,733 @@
+"""The HTTP app: ``create_app(settings)`` serves one workspace (see docs/service.md).
+
+Every endpoint but ``/healthz``, ``/readyz``, ``/metrics`` and the OpenAPI pages needs an API
+key (``Authorization: Bearer <key>`` or ``X-API-Key``); the key's clearance decides what exists
+for its caller, on every endpoint that returns stored text. Blocking work (the agent, store
+reads, review decisions, writing uploads) runs on the answerer's thread pool, never on the
+event loop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import date
+from email.message import Message
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
+from fastapi import Path as PathParam
+from fastapi.responses import PlainTextResponse, Response
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.sse import EventSourceResponse, format_sse_event
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from ragspine import __version__
+from ragspine.agent.response import SourceRef
+from ragspine.errors import UsageError
+from ragspine.ingestion import review
+from ragspine.llm.factory import build_provider
+from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.embedding import check_backend
+from ragspine.retrieval.refresh import writing
+from ragspine.service.answering import Answerer, index_present, paragraphs
+from ragspine.service.edge import (
+    Edge,
+    Metrics,
+    error_response,
+    install_error_handlers,
+    request_id_of,
+)
+from ragspine.service.faq.faq_cache import FaqLookup
+from ragspine.service.jobs import JobFile, JobQueue, JobStatus
+from ragspine.service.keys import Authenticator, Caller
+from ragspine.service.schemas import (
+    MODEL_ID,
+    ApproveRequest,
+    AskRequest,
+    AssistantMessage,
+    ChatChoice,
+    ChatCompletion,
+    ChatCompletionRequest,
+    ErrorResponse,
+    FactPreview,
+    Health,
+    JobAccepted,
+    JobFileOut,
+    JobOut,
+    ModelCard,
+    ModelList,
+    NotReady,
+    PassagePreview,
+    Readiness,
+    RejectRequest,
+    ReviewDecision,
+    ReviewItemOut,
+    ReviewList,
+    ServiceAskResponse,
+    SourcePreview,
+)
+from ragspine.service.settings import ServiceSettings
+from ragspine.storage.documents import ReviewItem, ReviewState
+from ragspine.storage.facts import ReviewStatus
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.workspace import Workspace
+
+UPLOAD_PATH = "/v1/ingest/jobs"
+NO_AUTH_NAME = "no-auth"
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorResponse} for status in statuses}
+
+
+# What any keyed endpoint may answer besides success; JSON bodies add 413, 415 and 422.
+_KEYED = (400, 401, 500)
+_JSON = (*_KEYED, 413, 415, 422)
+
+_bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
+_api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="The API key")
+
+
+@dataclass
+class _Service:
+    settings: ServiceSettings
+    authenticator: Authenticator | None
+    jobs: JobQueue | None
+    answerer: Answerer
+    metrics: Metrics
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.answerer.workspace
+
+
+def create_app(
+    settings: ServiceSettings,
+    *,
+    authenticator: Authenticator | None = None,
+    jobs: JobQueue | None = None,
+    faq: FaqLookup | None = None,
+    provider: LLMProvider | None = None,
+) -> FastAPI:
+    """The app serving ``settings.workspace``.
+
+    ``authenticator`` checks API keys (required unless ``settings.no_auth``); ``jobs`` runs
+    uploads' ingestion (without it uploads answer 503 and ``/readyz`` is not ready); ``faq``
+    answers vetted questions before the agent; ``provider`` defaults to the one the settings
+    name. The app closes its own workspaces on shutdown; ``jobs`` stays its creator's to close.
+    """
+    if authenticator is None and not settings.no_auth:
+        raise UsageError("the service needs an API key store, or --no-auth on loopback")
+    if settings.dense is not None:
+        check_backend(settings.dense)
+    llm = provider or build_provider(
+        settings.provider, model=settings.model, base_url=settings.base_url
+    )
+    service = _Service(settings, authenticator, jobs, Answerer(settings, llm, faq), Metrics())
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.answerer.close()
+
+    app = FastAPI(
+        title="RAGSpine",
+        version=__version__,
+        summary="Exact numbers with their source, or an honest 'not found'.",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_error_handlers(app)
+    app.add_middleware(
+        Edge,
+        metrics=service.metrics,
+        max_body_bytes=settings.max_body_bytes,
+        upload_path=UPLOAD_PATH,
+        max_upload_bytes=settings.max_upload_request_bytes,
+    )
+    _operations(app, service)
+    _answers(app, service)
+    _chat(app, service)
+    _jobs(app, service)
+    _review(app, service)
+    _previews(app, service)
+    return app
+
+
+# --- dependencies ----------------------------------------------------------------------------
+
+
+def _service(request: Request) -> _Service:
+    service: _Service = request.app.state.service
+    return service
+
+
+def authenticated(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    api_key: Annotated[str | None, Depends(_api_key)],
+) -> Caller:
+    """The caller the presented key belongs to; 401 for none, an unknown or a revoked key."""
+    service = _service(request)
+    if service.settings.no_auth:
+        caller = Caller(NO_AUTH_NAME, service.settings.no_auth_clearance)
+    else:
+        token = bearer.credentials if bearer is not None else api_key
+        if not token:
+            raise HTTPException(
+                401,
+                "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        assert service.authenticator is not None  # create_app requires one with auth on
+        found = service.authenticator.authenticate(token)
+        if found is None:
+            raise HTTPException(
+                401, "the API key is unknown or revoked", headers={"WWW-Authenticate": "Bearer"}
+            )
+        caller = found
+    request.state.key_name = caller.name
+    return caller
+
+
+def _media_type(request: Request) -> str:
+    message = Message()
+    message["content-type"] = request.headers.get("content-type", "")
+    return message.get_content_type()
+
+
+def json_body(request: Request) -> None:
+    """415 unless a request that has a body declares it JSON."""
+    has_body = request.headers.get("content-length", "0") != "0" or (
+        "transfer-encoding" in request.headers
+    )
+    media = _media_type(request)
+    if has_body and not (media == "application/json" or media.endswith("+json")):
+        raise HTTPException(415, "send the body as JSON (Content-Type: application/json)")
+
+
+def multipart_body(request: Request) -> None:
+    if _media_type(request) != "multipart/form-data":
+        raise HTTPException(
+            415, "send the files as multipart/form-data, one 'files' field per file"
+        )
+
+
+CallerDep = Annotated[Caller, Depends(authenticated)]
+_AUTH = [Depends(authenticated)]
+_AUTH_JSON = [Depends(authenticated), Depends(json_body)]
+
+
+# --- operations: health, readiness, metrics ---------------------------------------------------
+
+
+def _operations(app: FastAPI, service: _Service) -> None:
+    @app.get("/healthz", tags=["operations"])
+    def healthz() -> Health:
+        """Always 200 while the process serves (no key needed)."""
+        return Health()
+
+    @app.get(
+        "/readyz",
+        tags=["operations"],
+        responses={503: {"model": NotReady}},
+    )
+    async def readyz(request: Request) -> Response:
+        """200 when the store opens, the search index is present and the job queue runs; 503
+        naming the failing checks otherwise (no key needed)."""
+        checks = await service.answerer.run(lambda: _readiness(service))
+        failing = [name for name, state in checks.items() if state != "ok"]
+        if failing:
+            return error_response(
+                503,
+                f"not ready: {', '.join(failing)}",
+                request_id_of(request),
+                type_="not_ready",
+                extra={"checks": checks},
+            )
+        return Response(Readiness(checks=checks).model_dump_json(), media_type="application/json")
+
+    @app.get(
+        "/metrics",
+        tags=["operations"],
+        response_class=PlainTextResponse,
+        responses={200: {"content": {CONTENT_TYPE_LATEST: {}}}},
+    )
+    def metrics() -> Response:
+        """Prometheus text: request counts and latencies by route, answers by route and kind
+        (no key needed; no question or answer text)."""
+        return Response(generate_latest(service.metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+def _readiness(service: _Service) -> dict[str, str]:
+    checks: dict[str, str] = {}
+    try:
+        with Workspace.open(service.workspace.root).fact_store(read_only=True) as store:
+            store.count_facts()
+        checks["store"] = "ok"
+    except Exception as exc:  # any failure to open or read is "not ready", named
+        checks["store"] = f"failed: {type(exc).__name__}"
+    checks["index"] = "ok" if index_present(service.workspace) else "missing"
+    if service.jobs is None:
+        checks["jobs"] = "not configured"
+    else:
+        checks["jobs"] = "ok" if service.jobs.healthy() else "not running"
+    return checks
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+
+async def _answer(
+    service: _Service,
+    request: Request,
+    caller: Caller,
+    question: str,
+    reference_date: date | None,
+    endpoint: str,
+) -> ServiceAskResponse:
+    """The whole answer, every gate and guard decided, before anything is sent."""
+    rid = request_id_of(request)
+    started = time.perf_counter()
+    answer = await service.answerer.run(
+        lambda: service.answerer.answer(
+            question, caller, reference_date=reference_date, request_id=rid
+        )
+    )
+    service.metrics.answers.labels(endpoint, answer.route, answer.answer_kind).inc()
+    service.metrics.answer_latency.labels(answer.route, answer.answer_kind).observe(
+        time.perf_counter() - started
+    )
+    return answer
+
+
+def _answers(app: FastAPI, service: _Service) -> None:
+    @app.post(
+        "/v1/ask",
+        tags=["answers"],
+        dependencies=_AUTH_JSON,
+        responses=_errors(*_JSON),
+    )
+    async def ask(request: Request, body: AskRequest, caller: CallerDep) -> ServiceAskResponse:
+        """Answer one question with its sources; ``cache.hit`` says a vetted FAQ item
+        answered."""
+        return await _answer(service, request, caller, body.question, body.reference_date, "ask")
+
+    @app.post(
+        "/v1/ask/stream",
+        tags=["answers"],
+        dependencies=_AUTH_JSON,
+        responses={**_errors(*_JSON), 200: {"content": {"text/event-stream": {}}}},
+    )
+    async def ask_stream(request: Request, body: AskRequest, caller: CallerDep) -> Response:
+        """The answer as Server-Sent Events: ``meta`` (route, kind, clarification and the
+        cache block), one ``part`` per paragraph, ``sources``, then ``done``. The answer is
+        complete before the first byte, so an error is still a JSON error response."""
+        answer = await _answer(
+            service, request, caller, body.question, body.reference_date, "ask_stream"
+        )
+        return EventSourceResponse(_ask_events(answer))
+
+
+def _event(name: str, data: object) -> bytes:
+    return format_sse_event(event=name, data_str=json.dumps(data, ensure_ascii=False))
+
+
+def _ask_events(answer: ServiceAskResponse) -> Iterator[bytes]:
+    yield _event(
+        "meta",
+        {
+            "request_id": answer.request_id,
+            "route": answer.route,
+            "answer_kind": answer.answer_kind,
+            "clarification": answer.clarification.model_dump(),
+            "cache": answer.cache.model_dump(),
+        },
+    )
+    for index, text in enumerate(paragraphs(answer.answer)):
+        yield _event("part", {"index": index, "text": text})
+    yield _event("sources", {"sources": [s.model_dump() for s in answer.sources]})
+    yield _event("done", {"request_id": answer.request_id})
+
+
+# --- OpenAI-compatible chat ------------------------------------------------------------------
+
+
+def _question_of(body: ChatCompletionRequest) -> str:
+    for message in reversed(body.messages):
+        if message.role == "user":
+            content = message.content
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(
+                    str(part.get("text", "")) for part in content if part.get("type") == "text"
+                )
+            break
+    raise UsageError("the messages hold no user message to answer")
+
+
+def sources_text(sources: list[SourceRef]) -> str:
+    """The sources as the chat answer names them (the CLI's list, one per line)."""
+    if not sources:
+        return "Sources: none"
+    return "\n".join(["Sources:", *(f"- {s.doc} · {s.locator}" for s in sources)])
+
+
+def _chat(app: FastAPI, service: _Service) -> None:
+    @app.get("/v1/models", tags=["chat"], dependencies=_AUTH, responses=_errors(*_KEYED))
+    def models() -> ModelList:
+        """The one model this service answers as."""
+        return ModelList(data=[ModelCard()])
+
+    @app.post(
+        "/v1/chat/completions",
+        tags=["chat"],
+        dependencies=_AUTH_JSON,
+        responses={
+            **_errors(*_JSON),
+            200: {"content": {"text/event-stream": {}}, "model": ChatCompletion},
+        },
+    )
+    async def chat_completions(
+        request: Request, body: ChatCompletionRequest, caller: CallerDep
+    ) -> Response:
+        """OpenAI-compatible chat: the last user message is the question; the reply names its
+        sources and carries them in ``sources``. ``stream`` sends ``chat.completion.chunk``
+        events ending with ``data: [DONE]``."""
+        question = _question_of(body)
+        answer = await _answer(service, request, caller, question, None, "chat")
+        created = int(time.time())
+        completion_id = f"chatcmpl-{answer.request_id}"
+        if body.stream:
+            return EventSourceResponse(_chat_chunks(answer, completion_id, created))
+        text = f"{answer.answer}\n\n{sources_text(answer.sources)}"
+        completion = ChatCompletion(
+            id=completion_id,
+            created=created,
+            choices=[ChatChoice(message=AssistantMessage(content=text))],
+            sources=answer.sources,
+            request_id=answer.request_id,
+            route=answer.route,
+            answer_kind=answer.answer_kind,
+        )
+        return Response(completion.model_dump_json(), media_type="application/json")
+
+
+def _chat_chunks(answer: ServiceAskResponse, completion_id: str, created: int) -> Iterator[bytes]:
+    def chunk(delta: dict[str, str], finish: str | None = None, **extra: object) -> bytes:
+        data = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": MODEL_ID,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            **extra,
+        }
+        return format_sse_event(data_str=json.dumps(data, ensure_ascii=False))
+
+    yield chunk({"role": "assistant", "content": ""})
+    for index, text in enumerate(paragraphs(answer.answer)):
+        yield chunk({"content": text if index == 0 else f"\n\n{text}"})
+    yield chunk({"content": f"\n\n{sources_text(answer.sources)}"})
+    yield chunk(
+        {},
+        "stop",
+        sources=[s.model_dump() for s in answer.sources],
+        request_id=answer.request_id,
+        route=answer.route,
+        answer_kind=answer.answer_kind,
+    )
+    yield format_sse_event(data_str="[DONE]")
+
+
+# --- ingestion jobs --------------------------------------------------------------------------
+
+
+def _jobs(app: FastAPI, service: _Service) -> None:
+    settings = service.settings
+
+    @app.post(
+        UPLOAD_PATH,
+        tags=["ingestion"],
+        status_code=202,
+        dependencies=[Depends(authenticated), Depends(multipart_body)],
+        responses=_errors(*_KEYED, 413, 415, 422, 503),
+    )
+    async def submit_job(
+        files: Annotated[list[UploadFile], File(description="One or more documents.")],
+    ) -> JobAccepted:
+        """Store the uploaded files inside the workspace and queue them for ingestion."""
+        jobs = service.jobs
+        if jobs is None:
+            raise HTTPException(503, "ingestion jobs are not enabled on this service")
+        if len(files) > settings.max_upload_files:
+            raise UsageError(
+                f"{len(files)} files in one request; the limit is {settings.max_upload_files}"
+            )
+        stored = await service.answerer.run(lambda: _store_uploads(service, files))
+        return JobAccepted(job_id=jobs.submit(stored))
+
+    @app.get(
+        "/v1/jobs/{job_id}",
+        tags=["ingestion"],
+        dependencies=_AUTH,
+        responses=_errors(*_KEYED, 404, 503),
+    )
+    def job_status(job_id: str) -> JobOut:
+        """A job's state (queued, running, done, failed), progress and per-file results."""
+        if service.jobs is None:
+            raise HTTPException(503, "ingestion jobs are not enabled on this service")
+        status = service.jobs.status(job_id)
+        if status is None:
+            raise HTTPException(404, "no such job")
+        return _job_out(status)
+
+
+def _store_uploads(service: _Service, files: list[UploadFile]) -> list[JobFile]:
+    batch = new_batch_name()
+    return [
+        store_upload(
+            service.workspace,
+            batch,
+            upload.filename or "",
+            upload.file,
+            max_file_bytes=service.settings.max_upload_file_bytes,
+        )
+        for upload in files
+    ]
+
+
+def _job_out(status: JobStatus) -> JobOut:
+    return JobOut(
+        job_id=status.job_id,
+        state=status.state.value,
+        progress=status.progress,
+        files_total=status.files_total,
+        files_done=status.files_done,
+        results=[
+            JobFileOut(
+                name=r.name,
+                outcome=r.outcome,
+                facts=r.facts,
+                chunks=r.chunks,
+                review=r.review,
+                warnings=list(r.warnings),
+                error=r.error,
+            )
+            for r in status.results
+        ],
+        error=status.error,
+        created_at=status.created_at,
+        updated_at=status.updated_at,
+    )
+
+
+# --- review ----------------------------------------------------------------------------------
+
+ReviewFilter = Literal["open", "approved", "rejected", "all"]
+# Review item ids are SQLite integers.
+ItemId = Annotated[int, PathParam(ge=1, le=2**63 - 1)]
+
+
+def _review(app: FastAPI, service: _Service) -> None:
+    @app.get("/v1/review", tags=["review"], dependencies=_AUTH, responses=_errors(*_KEYED, 422))
+    async def review_list(
+        caller: CallerDep, state: Annotated[ReviewFilter, Query()] = "open"
+    ) -> ReviewList:
+        """The review items the caller's clearance covers (open ones by default)."""
+
+        def read() -> list[ReviewItem]:
+            store = service.answerer.workspace_for(caller.clearance).store
+            items = store.list_review(None if state == "all" else ReviewState(state))
+            return review.visible_to(items, caller.clearance)
+
+        return ReviewList(items=[_item_out(i) for i in await service.answerer.run(read)])
+
+    @app.post(
+        "/v1/review/{item_id}/approve",
+        tags=["review"],
+        dependencies=_AUTH_JSON,
+        responses=_errors(*_JSON, 404, 409),
+    )
+    async def review_approve(
+        item_id: ItemId, caller: CallerDep, body: ApproveRequest | None = None
+    ) -> ReviewDecision:
+        """Approve an item (optionally with a corrected value); the search index follows."""
+        correct = body.correct if body is not None else None
+        return await service.answerer.run(
+            lambda: _decide(
+                service, caller, item_id, lambda s: review.approve(s, item_id, correct=correct)
+            )
+        )
+
+    @app.post(
+        "/v1/review/{item_id}/reject",
+        tags=["review"],
+        dependencies=_AUTH_JSON,
+        responses=_errors(*_JSON, 404, 409),
+    )
+    async def review_reject(
+        item_id: ItemId, caller: CallerDep, body: RejectRequest | None = None
+    ) -> ReviewDecision:
+        """Reject an item: nothing is written to the facts."""
+        note = body.note if body is not None else ""
+        return await service.answerer.run(
+            lambda: _decide(
+                service, caller, item_id, lambda s: review.reject(s, item_id, note=note)
+            )
+        )
+
+
+def _decide(
+    service: _Service,
+    caller: Caller,
+    item_id: int,
+    decision: Callable[[SQLiteWorkspaceStore], tuple[ReviewItem, bool]],
+) -> ReviewDecision:
+    store = service.answerer.workspace_for(caller.clearance).store
+    item = store.get_review(item_id)
+    # An item above the caller's clearance does not exist for them.
+    if item is None or not caller.clearance.allows(Sensitivity.parse(item.sensitivity)):
+        raise HTTPException(404, f"no review item {item_id}")
+    with writing(service.workspace) as writable:
+        decided, changed = decision(writable)
+    return ReviewDecision(item=_item_out(decided), changed=changed)
+
+
+def _item_out(item: ReviewItem) -> ReviewItemOut:
+    return ReviewItemOut(
+        item_id=item.item_id,
+        doc=item.doc_id,
+        locator=item.locator,
+        reason=item.reason,
+        detail=item.detail,
+        state=item.state.value,
+        sensitivity=item.sensitivity,
+        proposed=item.proposed,
+        corrected_value=item.corrected_value,
+        created_at=item.created_at,
+        resolved_at=item.resolved_at,
+    )
+
+
+# --- source previews -------------------------------------------------------------------------
+
+
+def _previews(app: FastAPI, service: _Service) -> None:
+    @app.get(
+        "/v1/sources/preview",
+        tags=["answers"],
+        dependencies=_AUTH,
+        responses=_errors(*_KEYED, 404, 422),
+    )
+    async def source_preview(
+        caller: CallerDep,
+        doc: Annotated[str, Query(min_length=1, max_length=1_000)],
+        locator: Annotated[str, Query(min_length=1, max_length=1_000)],
+    ) -> SourcePreview:
+        """The cells or passage behind a source; 404 when none exists within the caller's
+        clearance (the same answer as for a source that was never ingested)."""
+        found = await service.answerer.run(
+            lambda: preview(
+                service.answerer.workspace_for(caller.clearance).store,
+                doc,
+                locator,
+                caller.clearance,
+            )
+        )
+        if found is None:
+            raise HTTPException(404, "no such source")
+        return found
+
+
+def preview(
+    store: SQLiteWorkspaceStore, doc: str, locator: str, clearance: Sensitivity
+) -> SourcePreview | None:
+    """The approved facts and the admitted passages at ``doc`` · ``locator`` that
+    ``clearance`` covers; ``None`` when there is none."""
+
+    def visible(level: str) -> bool:
+        return clearance.allows(Sensitivity.parse(level))
+
+    facts = [
+        FactPreview(
+            doc=f.source_doc_id,
+            locator=f.source_locator,
+            value=f.value,
+            unit=f.unit,
+            metric=f.metric_code,
+            entity=f.entity,
+            period=f.period,
+            period_type=f.period_type,
+            channel=f.channel,
+        )
+        for f in store.list_facts(doc_id=doc, review_status=ReviewStatus.APPROVED)
+        if f.source_locator == locator and visible(f.sensitivity)
+    ]
+    held = set(store.held_locators().get(doc, ()))
+    passages = [
+        PassagePreview(doc=c.doc_id, locator=c.locator, title=c.title, text=c.text)
+        for c in store.list_chunks(doc)
+        if c.locator == locator and not c.held and visible(c.sensitivity)
+    ]
+    if not passages and locator not in held:
+        # A single block (a paragraph of a multi-paragraph passage, a table caption...).
+        passages = [
+            PassagePreview(doc=b.doc_id, locator=b.locator, title=b.title, text=b.text)
+            for b in store.list_blocks(doc)
+            if b.locator == locator and visible(b.sensitivity)
+        ]
+    if not facts and not passages:
+        return None
+    return SourcePreview(doc=doc, locator=locator, facts=facts, passages=passages)
+
+
+# --- uploads ---------------------------------------------------------------------------------
+# replaced by ragspine.service.uploads (store_upload, new_batch_name) on merge
+
+
+def new_batch_name() -> str:
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def store_upload(
+    workspace: Workspace, batch: str, client_filename: str, data: Any, *, max_file_bytes: int
+) -> JobFile:
+    name = Path(client_filename.replace("\\", "/")).name.strip()
+    if not name or name.startswith(".") or any(ord(c) < 32 for c in name):
+        raise UsageError("an upload has no usable file name")
+    folder = workspace.root / "uploads" / batch
+    folder.mkdir(parents=True, exist_ok=True)
+    stem, suffix = os.path.splitext(name)
+    for n in range(1, 10_000):
+        target = folder / (name if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            out = target.open("xb")
+        except FileExistsError:
+            continue
+        written = 0
+        with out:
+            while chunk := data.read(1 << 20):
+                written += len(chunk)
+                if written > max_file_bytes:
+                    out.close()
+                    target.unlink()
+                    raise UsageError(f"{name} is larger than the upload limit")
+                out.write(chunk)
+        return JobFile(name=name, path=target)
+    raise UsageError(f"too many uploads named {name} in one request")
+
+
+def app_from_env() -> FastAPI:
+    """The app the ``RAGSPINE_*`` environment describes (uvicorn's factory for ``--workers``)."""
+    return create_app(ServiceSettings())  # type: ignore[call-arg]  # workspace comes from env

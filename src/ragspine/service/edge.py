@@ -1,0 +1,254 @@
+"""What every request passes through: its id, the body size limit, JSON errors, the access log
+and the metrics.
+
+The access log and the metrics name the route template, the status, the duration, the request
+id and the key's name — never the key, the question or the answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ragspine.errors import RagSpineError, mapping_for
+
+ACCESS_LOG = logging.getLogger("ragspine.access")
+_LOG = logging.getLogger("ragspine.service")
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# A client's id is kept only when it is short and plain, so it is safe in logs and headers.
+_WELL_FORMED_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+UNMATCHED = "<unmatched>"
+
+_TYPES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    503: "unavailable",
+}
+# Latency buckets in seconds: structured answers take about a millisecond, narrative ones more.
+_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    """The app's Prometheus collectors, in a registry of its own (never the global one)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "ragspine_http_requests",
+            "HTTP requests by route template, method and status.",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "ragspine_http_request_duration_seconds",
+            "HTTP request latency by route template and method.",
+            ["route", "method"],
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.answers = Counter(
+            "ragspine_answers",
+            "Answers by endpoint, answer route (faq, structured, narrative, composite) and kind.",
+            ["endpoint", "route", "answer_kind"],
+            registry=self.registry,
+        )
+        self.answer_latency = Histogram(
+            "ragspine_answer_duration_seconds",
+            "Time to compute an answer, by answer route and kind.",
+            ["route", "answer_kind"],
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+
+
+def request_id_of(request: Request) -> str:
+    return str(getattr(request.state, "request_id", "")) or uuid.uuid4().hex
+
+
+def error_response(
+    status: int,
+    message: str,
+    request_id: str,
+    *,
+    type_: str | None = None,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "error": {
+            "type": type_ or _TYPES.get(status, "error"),
+            "message": message,
+            "request_id": request_id,
+        }
+    }
+    return JSONResponse(body | (extra or {}), status_code=status, headers=headers)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every error leaves as ``{"error": {"type", "message", "request_id"}}``; a failure of ours
+    (5xx) is logged with its detail and answered without it."""
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        return error_response(
+            exc.status_code,
+            str(exc.detail),
+            request_id_of(request),
+            headers=dict(exc.headers or {}),
+        )
+
+    async def invalid(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        # Where and what, never the input itself (it may be the question).
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}"
+            for e in exc.errors()[:5]
+        )
+        return error_response(422, problems or "invalid request", request_id_of(request))
+
+    async def ours(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RagSpineError)
+        mapping = mapping_for(exc)
+        rid = request_id_of(request)
+        if mapping.http_status >= 500:
+            _LOG.error("request %s failed: %s: %s", rid, type(exc).__name__, exc)
+            message = f"the service could not answer ({mapping.type}); see request {rid}"
+            return error_response(mapping.http_status, message, rid, type_=mapping.type)
+        return error_response(mapping.http_status, str(exc), rid, type_=mapping.type)
+
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        rid = request_id_of(request)
+        _LOG.exception("request %s failed", rid, exc_info=exc)
+        # Served from outside the other middleware (Starlette's last resort), so the id
+        # header is set here.
+        return error_response(
+            500,
+            f"internal error; see request {rid}",
+            rid,
+            type_="internal_error",
+            headers={REQUEST_ID_HEADER: rid},
+        )
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(RagSpineError, ours)
+    app.add_exception_handler(Exception, unexpected)
+
+
+class Edge:
+    """Pure ASGI middleware: request id in and out, body limits, access log, request metrics.
+
+    The body limit is checked twice: a declared ``Content-Length`` over it is refused before
+    the app runs, and the bytes actually received are counted (a chunked body has no length).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        metrics: Metrics,
+        max_body_bytes: int,
+        upload_path: str,
+        max_upload_bytes: int,
+    ) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
+        self.upload_path = upload_path
+        self.max_upload_bytes = max_upload_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = Headers(scope=scope)
+        sent = headers.get(REQUEST_ID_HEADER, "")
+        rid = sent if _WELL_FORMED_ID.fullmatch(sent) else uuid.uuid4().hex
+        state: dict[str, Any] = scope.setdefault("state", {})
+        state["request_id"] = rid
+        status = 0
+        limit = self.max_upload_bytes if scope["path"] == self.upload_path else self.max_body_bytes
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                MutableHeaders(scope=message)[REQUEST_ID_HEADER] = rid
+            await send(message)
+
+        received = 0
+
+        async def counted(message_source: Receive = receive) -> Message:
+            nonlocal received
+            message = await message_source()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise HTTPException(413, _too_large(limit))
+            return message
+
+        try:
+            declared = _declared_length(headers)
+            if declared is not None and declared > limit:
+                await error_response(413, _too_large(limit), rid)(scope, receive, send_with_id)
+            else:
+                await self.app(scope, counted, send_with_id)
+        except HTTPException as exc:
+            # Counted bytes over the limit while something outside a route was reading.
+            if exc.status_code != 413 or status:
+                raise
+            await error_response(413, str(exc.detail), rid)(scope, receive, send_with_id)
+        finally:
+            self._record(scope, state, rid, status or 500, time.perf_counter() - started)
+
+    def _record(
+        self, scope: Scope, state: dict[str, Any], rid: str, status: int, seconds: float
+    ) -> None:
+        route = scope.get("route")
+        template = str(getattr(route, "path", UNMATCHED))
+        method = str(scope["method"])
+        self.metrics.requests.labels(template, method, str(status)).inc()
+        self.metrics.latency.labels(template, method).observe(seconds)
+        ACCESS_LOG.info(
+            "%s %s %d %.1fms request_id=%s key=%s",
+            method,
+            template,
+            status,
+            seconds * 1000,
+            rid,
+            state.get("key_name", "-"),
+        )
+
+
+def _declared_length(headers: Headers) -> int | None:
+    raw = headers.get("content-length")
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def _too_large(limit: int) -> str:
+    return f"the request body is larger than this endpoint's limit of {limit:,} bytes"

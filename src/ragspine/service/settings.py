@@ -1,0 +1,64 @@
+"""The service's settings: ``RAGSPINE_*`` environment variables, overridden by ``serve``'s flags.
+
+Every limit the HTTP edge enforces lives here, so a deployment tunes them in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BeforeValidator, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ragspine.agent.agent import MAX_QUESTION_CHARS
+from ragspine.errors import UsageError
+from ragspine.llm.factory import ProviderName
+from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+
+# The only hosts ``--no-auth`` may bind: with no key check the port must not leave the machine.
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+def _level(raw: object) -> object:
+    # The project's forgiving parser: "internal" and " INTERNAL " both name the level.
+    return Sensitivity.parse(raw) if isinstance(raw, str) else raw
+
+
+class ServiceSettings(BaseSettings):
+    """What one ``ragspine serve`` process serves and how (read from ``RAGSPINE_<NAME>``)."""
+
+    model_config = SettingsConfigDict(env_prefix="RAGSPINE_", extra="ignore", frozen=True)
+
+    workspace: Path
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(default=1, ge=1, description="uvicorn worker processes")
+    ask_threads: int = Field(
+        default=4, ge=1, description="threads answering questions in each worker process"
+    )
+    no_auth: bool = False
+    no_auth_clearance: Annotated[Sensitivity, BeforeValidator(_level)] = DEFAULT_CLEARANCE
+    # JSON requests: a question and a short chat history fit in far less.
+    max_body_bytes: int = Field(default=1_000_000, ge=1)
+    max_question_chars: int = Field(default=MAX_QUESTION_CHARS, ge=1, le=MAX_QUESTION_CHARS)
+    # Uploads (POST /v1/ingest/jobs): per file, per request and how many files at once.
+    max_upload_file_bytes: int = Field(default=50_000_000, ge=1)
+    max_upload_request_bytes: int = Field(default=200_000_000, ge=1)
+    max_upload_files: int = Field(default=20, ge=1)
+    # The LLM provider, as `ragspine ask` takes it.
+    provider: ProviderName = ProviderName.MOCK
+    model: str | None = None
+    base_url: str | None = None
+    dense: str | None = None
+    rerank: bool = False
+
+    @model_validator(mode="after")
+    def _loopback_without_keys(self) -> ServiceSettings:
+        if self.no_auth and self.host.strip("[]") not in LOOPBACK_HOSTS:
+            raise UsageError(
+                f"--no-auth serves without API keys, so it binds only to loopback "
+                f"(127.0.0.1, ::1, localhost), not {self.host!r}; drop --no-auth and create "
+                "keys with `ragspine keys create` to serve other hosts"
+            )
+        return self
