@@ -1,5 +1,5 @@
 """The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, review,
-documents, eval.
+documents, eval, faq.
 
 Every error ends with one plain line ``error: <message>`` on stderr and the exit code from
 ``ragspine.errors`` (0 success, 1 the work ran but failed, 2 usage or missing input), so scripts
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli import ask, demo, documents, evaluate, ingest
+from ragspine.cli import ask, demo, documents, evaluate, faq, ingest
 from ragspine.cli.common import (
     OneLineErrors,
     guarded,
@@ -67,6 +67,7 @@ for _name, _func in _COMMANDS:
 app.add_typer(ingest.review_app, name="review")
 app.add_typer(documents.documents_app, name="documents")
 app.add_typer(evaluate.eval_app, name="eval")
+app.add_typer(faq.faq_app, name="faq")
 
 
 def main() -> None:
