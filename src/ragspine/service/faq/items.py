@@ -121,7 +121,8 @@ def parse_faq_text(text: str, path: Path) -> FaqFile:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         found = re.search(r"at line (\d+)", str(err))
-        return FaqFile(path, (), (FaqProblem(path, int(found[1]) if found else 1, str(err)),))
+        line = int(found[1]) if found else 1
+        return FaqFile(path, (), (FaqProblem(path, line, f"not valid TOML: {err}"),))
     layout = _Layout.scan(text)
     problems = [
         FaqProblem(
