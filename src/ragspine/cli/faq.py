@@ -28,7 +28,9 @@ def faq_check(
     ] = None,
     profile: Annotated[
         Path | None,
-        typer.Option("--profile", help="Domain profile to check against (default: ACME's)."),
+        typer.Option(
+            "--profile", help="Domain profile to check against (default: the shipped example)."
+        ),
     ] = None,
     workspace: Annotated[
         Path | None,

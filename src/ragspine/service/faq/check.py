@@ -1,9 +1,9 @@
 """``ragspine faq check``'s work: a FAQ file's own problems, and wordings no question can reach.
 
 The file's problems come from reading it (``items``). Against a profile one more kind shows: a
-wording that the exclusions always turn away, such as "新业务价值是什么意思" (it names a metric,
-so the agent answers it from the facts). Such a wording is dead text in the file; its author
-should know.
+wording that the exclusions always turn away, such as "what does <a metric's alias> mean" (it
+names a metric, so the agent answers it from the facts). Such a wording is dead text in the
+file; its author should know.
 """
 
 from __future__ import annotations
