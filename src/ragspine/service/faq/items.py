@@ -211,9 +211,8 @@ class _ItemCheck:
         self.entry = entry
         self.lines = lines
         item_id = entry.get("id")
-        self.name = (
-            f"faq {item_id!r}" if isinstance(item_id, str) and item_id else (f"faq #{index + 1}")
-        )
+        named = isinstance(item_id, str) and item_id.strip()
+        self.name = f"faq {item_id!r}" if named else f"faq #{index + 1}"
         self.problems: list[FaqProblem] = []
 
     def problem(self, key: str | None, message: str) -> None:
@@ -238,18 +237,19 @@ class _ItemCheck:
                 f"valid_from {valid_from.isoformat()} is after valid_until "
                 f"{valid_until.isoformat()}",
             )
-        if self.problems or None in texts.values() or None in (version, sensitivity, aliases):
+        # Every check that returns None has recorded a problem.
+        given = {key: value for key, value in texts.items() if value is not None}
+        if self.problems or version is None or sensitivity is None or aliases is None:
             return None
-        assert version is not None and sensitivity is not None and aliases is not None
         return FaqItem(
-            id=_str(texts["id"]),
-            question=_str(texts["question"]),
-            answer=_str(texts["answer"]).strip(),
-            source_doc=_str(texts["source_doc"]),
-            source_locator=_str(texts["source_locator"]),
+            id=given["id"],
+            question=given["question"],
+            answer=given["answer"],
+            source_doc=given["source_doc"],
+            source_locator=given["source_locator"],
             version=version,
             sensitivity=sensitivity,
-            owner=_str(texts["owner"]),
+            owner=given["owner"],
             aliases=aliases,
             enabled=enabled,
             valid_from=valid_from,
@@ -325,11 +325,6 @@ class _ItemCheck:
                 pass
         self.problem(key, f"{key} {value!s} is not a date; write YYYY-MM-DD")
         return None
-
-
-def _str(value: str | None) -> str:
-    assert value is not None  # build() returns early when a required text is missing
-    return value
 
 
 def _clashes(path: Path, items: list[FaqItem]) -> Iterator[FaqProblem]:
