@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -106,9 +107,20 @@ class Workspace:
         return workspace
 
     def install_profile(self, source: str | Path) -> DomainProfile:
-        """Validate ``source`` and make it this workspace's profile (a copy, so it cannot drift)."""
+        """Validate ``source`` and make it this workspace's profile (a copy, so it cannot drift).
+
+        The FAQ file it names by a relative path is copied too, to the same place relative to
+        the workspace, so the copy still finds it; one named by an absolute path stays put.
+        """
         profile = load_profile(source)
         self.profile_path.write_text(Path(source).read_text(encoding="utf-8"), encoding="utf-8")
+        faq, named = profile.faq_path, profile.defaults.faq_file
+        if faq is not None and named is not None and not Path(named).is_absolute():
+            target = (self.root / named).resolve()
+            inside = target.is_relative_to(self.root.resolve())
+            if faq.is_file() and inside and target != faq.resolve():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(faq, target)
         return profile
 
     def profile(self) -> DomainProfile:

@@ -161,6 +161,46 @@ GROWTH_EN = (
     "fell",
 )
 
+# Asking about now: an answer vetted once cannot be today's (the FAQ short-circuit's exclusion).
+REALTIME_ZH = (
+    "今天",
+    "今日",
+    "现在",
+    "目前",
+    "当前",
+    "此刻",
+    "最新",
+    "实时",
+    "即时",
+    "刚刚",
+    "本周",
+    "股价",
+    "行情",
+    "市值",
+)
+REALTIME_EN = (
+    "today",
+    "now",
+    "right now",
+    "currently",
+    "current",
+    "latest",
+    "newest",
+    "most recent",
+    "real-time",
+    "real time",
+    "realtime",
+    "live",
+    "up to date",
+    "up-to-date",
+    "at the moment",
+    "this week",
+    "share price",
+    "stock price",
+    "market cap",
+    "market value",
+)
+
 # Words that carry no entity: stripped before looking for an unrecognised company or region.
 FILLER_ZH = (
     "指标",
@@ -515,6 +555,7 @@ def cue_matcher(words_zh: tuple[str, ...], words_en: tuple[str, ...], kind: str)
 NARRATIVE = cue_matcher(NARRATIVE_ZH, NARRATIVE_EN, "narrative")
 NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
+REALTIME = cue_matcher(REALTIME_ZH, REALTIME_EN, "realtime")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
 # "Compared with last year": the base of a year-on-year change, not a second period to look up.
 GROWTH_BASE = compile_guarded(

@@ -43,9 +43,11 @@ def _load(path: Path) -> DomainProfile:
     except tomllib.TOMLDecodeError as exc:
         raise ProfileError(f"{path}: not valid TOML: {exc}{_offending_line(text, exc)}") from None
     try:
-        return DomainProfile.model_validate(raw)
+        profile = DomainProfile.model_validate(raw)
     except ValidationError as exc:
         raise ProfileError(f"{path}: {_describe(exc)}") from None
+    profile.read_from(path)
+    return profile
 
 
 def _describe(exc: ValidationError) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Self, TypeVar, cast
 
 from pydantic import (
@@ -65,7 +66,8 @@ class FiscalSection(_Frozen):
 
 class DefaultsSection(_Frozen):
     channel: str = "TOTAL"
-    faq_file: str | None = None
+    # The vetted FAQ answers (service.faq), relative to the profile file's folder.
+    faq_file: str | None = Field(default=None, min_length=1)
 
 
 class EntityDef(_Frozen):
@@ -148,6 +150,9 @@ class DomainProfile(_Frozen):
     # kept with the profile they describe, so a second profile can never be served the first
     # one's matchers and nothing is compiled at import time.
     _compiled: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # The file the profile was read from (None for one built in code): the files it names,
+    # such as the FAQ file, are found relative to that file's folder.
+    _source: Path | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _cross_checks(self) -> DomainProfile:
@@ -210,6 +215,26 @@ class DomainProfile(_Frozen):
     @property
     def home_company_name(self) -> str:
         return self.company.name
+
+    @property
+    def source_path(self) -> Path | None:
+        """The file this profile was loaded from; ``None`` for a profile built in code."""
+        return self._source
+
+    def read_from(self, path: Path) -> None:
+        """Record the file this profile was loaded from (the loader calls it once)."""
+        self._source = path.absolute()
+
+    @property
+    def faq_path(self) -> Path | None:
+        """The FAQ file named by ``defaults.faq_file``, relative to the profile file's folder
+        (to the working directory for a profile built in code); ``None`` when none is named."""
+        if self.defaults.faq_file is None:
+            return None
+        path = Path(self.defaults.faq_file)
+        if path.is_absolute() or self._source is None:
+            return path
+        return self._source.parent / path
 
 
 def _check_unique_codes(
