@@ -1,28 +1,28 @@
-"""The service tests' workspace and the stand-ins for the parts built beside the app.
+"""The service tests' workspace and API keys.
 
 The workspace is the real demo (built once per session) plus one RESTRICTED board note whose
 instruction-like passage waits in review, so every text-returning endpoint has RESTRICTED
-material to keep from an INTERNAL key.
+material to keep from an INTERNAL key. The keys are real ones in the workspace's key store:
+an INTERNAL key, a RESTRICTED key and a revoked RESTRICTED key.
 """
 
 from __future__ import annotations
 
-import threading
-import uuid
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from ragspine.demo.tour import build_demo_workspace
-from ragspine.errors import RagSpineError
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.jobs import JobFile, JobFileResult, JobState, JobStatus
-from ragspine.service.keys import Caller
+from ragspine.service.keys import KeyStore
+from ragspine.workspace import Workspace
 
-INTERNAL_KEY = "key-internal-0123456789"
-RESTRICTED_KEY = "key-restricted-0123456789"
+# Request headers carrying each key, filled in by the `service_keys` fixture (the tokens are
+# random, made by the key store); INTERNAL uses the bearer header, RESTRICTED the other one.
+INTERNAL: dict[str, str] = {}
+RESTRICTED: dict[str, str] = {}
 BOARD_NOTE = "board_notes.md"
 BOARD_NOTE_TEXT = (
     "# Board notes\n\n"
@@ -43,61 +43,20 @@ def service_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-class DictKeys:
-    """An Authenticator over a fixed token table.
-
-    # replaced by the real store on merge (ragspine.service.keys.KeyStore)
-    """
-
-    def __init__(self) -> None:
-        self.callers = {
-            INTERNAL_KEY: Caller("analyst", Sensitivity.INTERNAL),
-            RESTRICTED_KEY: Caller("board-office", Sensitivity.RESTRICTED),
-        }
-
-    def authenticate(self, token: str) -> Caller | None:
-        return self.callers.get(token)
+@dataclass(frozen=True)
+class ServiceKeys:
+    internal: str
+    restricted: str
+    revoked: str
 
 
-class ThreadJobs:
-    """A JobQueue that ingests each job on its own thread with the facade, as the CLI would.
-
-    # replaced by the real store on merge (ragspine.service.jobs.InProcessJobQueue)
-    """
-
-    def __init__(self, workspace: Path) -> None:
-        self.workspace = workspace
-        self.jobs: dict[str, JobStatus] = {}
-        self.lock = threading.Lock()
-        self.threads: list[threading.Thread] = []
-
-    def submit(self, files: list[JobFile]) -> str:
-        job_id = uuid.uuid4().hex
-        with self.lock:
-            self.jobs[job_id] = JobStatus(job_id, JobState.QUEUED, len(files), 0)
-        thread = threading.Thread(target=self._run, args=(job_id, files))
-        self.threads.append(thread)
-        thread.start()
-        return job_id
-
-    def _run(self, job_id: str, files: list[JobFile]) -> None:
-        try:
-            with RAGSpine.open(self.workspace) as rag:
-                failed = bool(rag.ingest(*(f.path for f in files)).failures)
-        except RagSpineError:
-            failed = True
-        results = tuple(JobFileResult(f.name, "ingested") for f in files)
-        with self.lock:
-            done = replace(self.jobs[job_id], files_done=len(files), results=results)
-            self.jobs[job_id] = replace(done, state=JobState.FAILED if failed else JobState.DONE)
-
-    def status(self, job_id: str) -> JobStatus | None:
-        with self.lock:
-            return self.jobs.get(job_id)
-
-    def healthy(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        for thread in self.threads:
-            thread.join()
+@pytest.fixture(scope="session")
+def service_keys(service_workspace: Path) -> ServiceKeys:
+    with KeyStore(Workspace.open(service_workspace)) as store:
+        _, internal = store.create("analyst", Sensitivity.INTERNAL)
+        _, restricted = store.create("board-office", Sensitivity.RESTRICTED)
+        _, revoked = store.create("former-director", Sensitivity.RESTRICTED)
+        store.revoke("former-director")
+    INTERNAL.update({"Authorization": f"Bearer {internal}"})
+    RESTRICTED.update({"X-API-Key": restricted})
+    return ServiceKeys(internal, restricted, revoked)

@@ -18,17 +18,13 @@ from fastapi.testclient import TestClient
 
 from ragspine.agent.agent import MAX_QUESTION_CHARS
 from ragspine.errors import UsageError
+from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.api import create_app
-from ragspine.service.faq.faq_cache import FaqHit
+from ragspine.service.faq.faq_cache import FaqCache, FaqHit
+from ragspine.service.faq.items import FaqItem
 from ragspine.service.settings import ServiceSettings
-from tests.service.conftest import (
-    BOARD_NOTE,
-    INTERNAL_KEY,
-    RESTRICTED_KEY,
-    DictKeys,
-    ThreadJobs,
-)
+from tests.service.conftest import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys
 
 REF = "2026-11-26"
 SECRET = "北极星"
@@ -36,35 +32,28 @@ ACQUISITION = "董事会决议收购了什么公司？"
 GROUP_NBV = "集团FY2025新业务价值是多少"
 COMPOSITE = "为什么香港FY2025收入增长"
 STRUCTURED = "中国内地FY2024的收入是多少"
-INTERNAL = {"Authorization": f"Bearer {INTERNAL_KEY}"}
-RESTRICTED = {"X-API-Key": RESTRICTED_KEY}
-FAQ_QUESTION = "What is ACME's dividend policy?"
 
 
-class OneFaq:
-    """A FaqLookup with one vetted item.
+def shipped_faq_item() -> FaqItem:
+    """An item of the ACME profile's own FAQ file an INTERNAL key may be served on REF."""
+    return next(
+        item
+        for item in FaqCache.from_profile(load_profile()).items
+        if item.enabled
+        and Sensitivity.INTERNAL.allows(item.sensitivity)
+        and item.valid_on(date.fromisoformat(REF))
+    )
 
-    # replaced by the real store on merge (ragspine.service.faq.faq_cache.FaqCache)
-    """
 
-    def lookup(self, question: str, *, clearance: Sensitivity, today: date) -> FaqHit | None:
-        if question != FAQ_QUESTION:
-            return None
-        return FaqHit("dividend-policy", "3", "A progressive dividend.", "faq.md", "item=1")
-
-
-@pytest.fixture(scope="module")
-def jobs(service_workspace: Path) -> Iterator[ThreadJobs]:
-    queue = ThreadJobs(service_workspace)
-    yield queue
-    queue.close()
+FAQ = shipped_faq_item()
+FAQ_QUESTION = FAQ.question
 
 
 @pytest.fixture(scope="module")
-def client(service_workspace: Path, jobs: ThreadJobs) -> Iterator[TestClient]:
-    settings = ServiceSettings(workspace=service_workspace)
-    app = create_app(settings, authenticator=DictKeys(), jobs=jobs, faq=OneFaq())
-    with TestClient(app) as test_client:
+def client(service_workspace: Path, service_keys: ServiceKeys) -> Iterator[TestClient]:
+    """The app as `ragspine serve` builds it: the workspace's key store, its in-process job
+    queue and the profile's FAQ file."""
+    with TestClient(create_app(ServiceSettings(workspace=service_workspace))) as test_client:
         yield test_client
 
 
@@ -114,28 +103,29 @@ def test_readiness_names_the_missing_index(service_workspace: Path, tmp_path: Pa
     copy = tmp_path / "ws"
     shutil.copytree(service_workspace, copy, ignore=shutil.ignore_patterns("corpus"))
     shutil.rmtree(copy / "index")
-    app = create_app(ServiceSettings(workspace=copy), authenticator=DictKeys())
-    with TestClient(app) as fresh:
+    with TestClient(create_app(ServiceSettings(workspace=copy))) as fresh:
         response = fresh.get("/readyz")
     assert_error(response, 503)
-    assert response.json()["checks"] == {
-        "store": "ok",
-        "index": "missing",
-        "jobs": "not configured",
-    }
+    assert response.json()["checks"] == {"store": "ok", "index": "missing", "jobs": "ok"}
     assert "index" in response.json()["error"]["message"]
 
 
 @pytest.mark.parametrize(
-    "headers",
+    "presented",
     [
         {},
         {"Authorization": "Bearer not-a-key"},
         {"X-API-Key": "not-a-key"},
-        {"Authorization": f"Basic {INTERNAL_KEY}"},
+        {"Authorization": "Basic {internal}"},
+        {"Authorization": "Bearer {revoked}"},
+        {"X-API-Key": "{revoked}"},
     ],
 )
-def test_a_missing_or_unknown_key_is_401(client: TestClient, headers: dict[str, str]) -> None:
+def test_a_missing_unknown_or_revoked_key_is_401(
+    client: TestClient, service_keys: ServiceKeys, presented: dict[str, str]
+) -> None:
+    tokens = {"internal": service_keys.internal, "revoked": service_keys.revoked}
+    headers = {name: value.format(**tokens) for name, value in presented.items()}
     for response in (
         client.post("/v1/ask", json={"question": STRUCTURED}, headers=headers),
         client.get("/v1/models", headers=headers),
@@ -164,8 +154,6 @@ def test_no_auth_mode_uses_its_fixed_clearance_and_only_loopback(
     for host in ("0.0.0.0", "192.168.1.10", "example.com"):
         with pytest.raises(UsageError, match="loopback"):
             ServiceSettings(workspace=service_workspace, no_auth=True, host=host)
-    with pytest.raises(UsageError, match="API key store"):
-        create_app(ServiceSettings(workspace=service_workspace))
 
 
 # --- answers ---------------------------------------------------------------------------------
@@ -183,9 +171,9 @@ def test_a_faq_hit_short_circuits_the_agent(client: TestClient, service_workspac
     traces = service_workspace / "traces.jsonl"
     before = traces.read_text(encoding="utf-8").count("\n")
     body = ask(client, FAQ_QUESTION)
-    assert body["route"] == "faq" and body["answer"] == "A progressive dividend."
-    assert body["cache"] == {"hit": True, "faq_id": "dividend-policy", "version": "3"}
-    assert body["sources"] == [{"doc": "faq.md", "locator": "item=1"}]
+    assert body["route"] == "faq" and body["answer"] == FAQ.answer
+    assert body["cache"] == {"hit": True, "faq_id": FAQ.id, "version": FAQ.version}
+    assert body["sources"] == [{"doc": FAQ.source_doc, "locator": FAQ.source_locator}]
     # The agent never ran: it would have appended a trace line.
     assert traces.read_text(encoding="utf-8").count("\n") == before
     ask(client, STRUCTURED)
@@ -410,8 +398,68 @@ def test_an_uploaded_file_becomes_answerable(client: TestClient, tmp_path: Path)
     assert [r["name"] for r in status["results"]] == ["macau_harbour_memo.md"]
     after = ask(client, question)
     assert "ferry licences were renewed" in after["answer"]
-    assert any(s["doc"].endswith("macau_harbour_memo.md") for s in after["sources"])
+    assert "uploads/analyst/macau_harbour_memo.md" in {s["doc"] for s in after["sources"]}
     assert_error(client.get("/v1/jobs/no-such-job", headers=INTERNAL), 404)
+    # A job is its submitter's: for another key, even a more cleared one, it does not exist.
+    assert_error(client.get(f"/v1/jobs/{job_id}", headers=RESTRICTED), 404)
+
+
+def wait_for(client: TestClient, job_id: str, headers: dict[str, str]) -> Any:
+    deadline = time.monotonic() + 30
+    while (status := client.get(f"/v1/jobs/{job_id}", headers=headers).json())["state"] in (
+        "queued",
+        "running",
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    return status
+
+
+def test_an_upload_never_replaces_a_document_it_does_not_own(
+    client: TestClient, service_workspace: Path
+) -> None:
+    # The RESTRICTED board note was ingested from a folder as `board_notes.md`; an INTERNAL
+    # key uploading a file of that name adds its own document and leaves the note alone.
+    forged = b"# Board notes\n\nThe board approved nothing at all.\n"
+    response = client.post(
+        "/v1/ingest/jobs",
+        files=[("files", (BOARD_NOTE, forged, "text/markdown"))],
+        headers=INTERNAL,
+    )
+    assert response.status_code == 202, response.text
+    status = wait_for(client, response.json()["job_id"], INTERNAL)
+    assert status["state"] == "done"
+    assert [r["outcome"] for r in status["results"]] == ["ingested"]
+    board = {"doc": BOARD_NOTE, "locator": "section=1,para=2"}
+    note = client.get("/v1/sources/preview", params=board, headers=RESTRICTED)
+    assert note.status_code == 200, note.text
+    assert "acquisition" in note.json()["passages"][0]["text"]
+    # The upload is a document of its own (RESTRICTED too: the profile's file-name rule for
+    # board papers applies to uploads as to any file, so its sender does not see it either).
+    own = {"doc": f"uploads/analyst/{BOARD_NOTE}", "locator": "section=1,para=1"}
+    assert_error(client.get("/v1/sources/preview", params=own, headers=INTERNAL), 404)
+    upload = client.get("/v1/sources/preview", params=own, headers=RESTRICTED)
+    assert upload.status_code == 200, upload.text
+    assert "approved nothing" in upload.json()["passages"][0]["text"]
+
+
+def test_a_request_with_one_bad_file_stores_nothing(
+    client: TestClient, service_workspace: Path
+) -> None:
+    uploads = service_workspace / "uploads"
+    before = sorted(p.name for p in uploads.iterdir()) if uploads.exists() else []
+    response = client.post(
+        "/v1/ingest/jobs",
+        files=[
+            ("files", ("fine.md", b"# Fine\n\nA fine memo.\n", "text/markdown")),
+            ("files", ("tool.exe", b"MZ", "application/octet-stream")),
+        ],
+        headers=INTERNAL,
+    )
+    assert_error(response, 400)
+    assert "tool.exe" in response.json()["error"]["message"]
+    after = sorted(p.name for p in uploads.iterdir()) if uploads.exists() else []
+    assert after == before
 
 
 # --- bad input is 4xx, never 500 -------------------------------------------------------------
@@ -471,7 +519,7 @@ def test_malformed_json_and_chats_without_a_question_are_4xx(client: TestClient)
 
 def test_bodies_over_the_limit_are_413(service_workspace: Path) -> None:
     settings = ServiceSettings(workspace=service_workspace, max_body_bytes=200)
-    app = create_app(settings, authenticator=DictKeys())
+    app = create_app(settings)
     big = json.dumps({"question": "x" * 500}).encode()
     with TestClient(app) as small:
         declared = small.post(
@@ -499,9 +547,7 @@ def test_an_unexpected_failure_is_a_500_that_leaks_nothing(service_workspace: Pa
         def lookup(self, question: str, *, clearance: Sensitivity, today: date) -> FaqHit | None:
             raise RuntimeError("secret internal detail /etc/passwd")
 
-    app = create_app(
-        ServiceSettings(workspace=service_workspace), authenticator=DictKeys(), faq=BrokenFaq()
-    )
+    app = create_app(ServiceSettings(workspace=service_workspace), faq=BrokenFaq())
     with TestClient(app, raise_server_exceptions=False) as broken:
         response = broken.post("/v1/ask", json={"question": STRUCTURED}, headers=INTERNAL)
     assert_error(response, 500)
@@ -525,7 +571,10 @@ def test_metrics_count_requests_and_answers_without_any_text(client: TestClient)
     assert 'ragspine_answers_total{answer_kind="found",endpoint="ask",route="faq"}' in text
     for question in (STRUCTURED, FAQ_QUESTION, "收入"):
         assert question not in text
-    assert INTERNAL_KEY not in text and RESTRICTED_KEY not in text
+    for key in INTERNAL.values():
+        assert key.removeprefix("Bearer ") not in text
+    for key in RESTRICTED.values():
+        assert key not in text
 
 
 def test_the_access_log_has_one_line_without_key_or_question(
@@ -542,7 +591,8 @@ def test_the_access_log_has_one_line_without_key_or_question(
     (line,) = lines
     assert line.startswith("POST /v1/ask 200 ")
     assert "request_id=log-check-1" in line and "key=analyst" in line
-    assert INTERNAL_KEY not in line and STRUCTURED not in line
+    token = INTERNAL["Authorization"].removeprefix("Bearer ")
+    assert token not in line and token[:12] not in line and STRUCTURED not in line
     assert response.status_code == 200
 
 

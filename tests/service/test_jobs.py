@@ -105,7 +105,7 @@ def test_a_job_runs_off_the_callers_thread_and_its_files_answer(
         ("CN_Regulation_Update.md", "ingested", ""),
     ]
     assert status.results[0].facts > 0 and status.results[1].chunks > 0
-    assert ask(workspace, QUESTION) == (AnswerKind.FOUND, ["ACME_5Y_Financials.xlsx"])
+    assert ask(workspace, QUESTION) == (AnswerKind.FOUND, ["uploads/ACME_5Y_Financials.xlsx"])
     [(reported, thread)] = finished
     assert reported == status
     assert thread != threading.current_thread().name and thread.startswith("ragspine-jobs")

@@ -1,23 +1,25 @@
-"""The service on real uvicorn over loopback, driven by the ``openai`` SDK as a chat client is,
-and ``ragspine serve``'s refusals."""
+"""``ragspine serve --workers 2`` as a user starts it, over loopback, with a key made by
+``ragspine keys create``, driven by the ``openai`` SDK as a chat client is; and ``serve``'s
+refusals."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
-import threading
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import pytest
-import uvicorn
 from openai import OpenAI
 from typer.testing import CliRunner
 
 from ragspine.cli import app as cli_app
-from ragspine.service.api import create_app
-from ragspine.service.settings import ServiceSettings
-from tests.service.conftest import INTERNAL_KEY, DictKeys
 
 QUESTION = "中国内地FY2024的收入是多少"
 
@@ -29,24 +31,54 @@ def _free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class Served:
+    base_url: str
+    key: str
+
+
+def _ragspine(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ragspine", *args]
+
+
 @pytest.fixture(scope="module")
-def base_url(service_workspace: Path) -> Iterator[str]:
+def served(service_workspace: Path) -> Iterator[Served]:
+    made = subprocess.run(
+        _ragspine(
+            "keys", "create", "--name", "sdk-client", "--clearance", "internal",
+            "--workspace", str(service_workspace),
+        ),
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    key = made.stdout.strip().splitlines()[-1]
     port = _free_port()
-    app = create_app(ServiceSettings(workspace=service_workspace), authenticator=DictKeys())
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/v1"
-    server.should_exit = True
-    thread.join(timeout=10)
+    server = subprocess.Popen(
+        _ragspine(
+            "serve", "--workspace", str(service_workspace), "--port", str(port),
+            "--workers", "2",
+        ),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    root = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+            assert time.monotonic() < deadline, "ragspine serve did not become ready"
+            try:
+                if httpx.get(f"{root}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        yield Served(f"{root}/v1", key)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
 
 
-def test_the_openai_sdk_gets_an_answer_that_names_its_sources(base_url: str) -> None:
-    client = OpenAI(base_url=base_url, api_key=INTERNAL_KEY, max_retries=0)
+def test_the_openai_sdk_gets_an_answer_that_names_its_sources(served: Served) -> None:
+    client = OpenAI(base_url=served.base_url, api_key=served.key, max_retries=0)
     assert [m.id for m in client.models.list()] == ["ragspine"]
     completion = client.chat.completions.create(
         model="ragspine", messages=[{"role": "user", "content": QUESTION}]
@@ -61,12 +93,22 @@ def test_the_openai_sdk_gets_an_answer_that_names_its_sources(base_url: str) -> 
     )
     streamed = "".join(chunk.choices[0].delta.content or "" for chunk in stream)
     assert streamed == text
+    # Both worker processes answer alike (each request lands on one of them).
+    answers = {
+        client.chat.completions.create(
+            model="ragspine", messages=[{"role": "user", "content": QUESTION}]
+        )
+        .choices[0]
+        .message.content
+        for _ in range(6)
+    }
+    assert answers == {text}
 
 
-def test_the_sdk_with_a_wrong_key_gets_401(base_url: str) -> None:
+def test_the_sdk_with_a_wrong_key_gets_401(served: Served) -> None:
     import openai
 
-    client = OpenAI(base_url=base_url, api_key="wrong", max_retries=0)
+    client = OpenAI(base_url=served.base_url, api_key="wrong", max_retries=0)
     with pytest.raises(openai.AuthenticationError) as err:
         client.chat.completions.create(
             model="ragspine", messages=[{"role": "user", "content": QUESTION}]

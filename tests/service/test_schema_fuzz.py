@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from schemathesis import Case
 from schemathesis.checks import not_a_server_error
@@ -24,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
 
 from ragspine.service.api import create_app
 from ragspine.service.settings import ServiceSettings
-from tests.service.conftest import INTERNAL_KEY, DictKeys, ThreadJobs
+from tests.service.conftest import ServiceKeys
 
 EXAMPLES = 60
 # No 5xx, and every status, content type, header and body as documented; schema-invalid data
@@ -42,17 +43,20 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def fuzzed_app(
-    service_workspace: Path, tmp_path_factory: pytest.TempPathFactory
+    service_workspace: Path, service_keys: ServiceKeys, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[FastAPI]:
-    # A copy: generated review decisions must not change the workspace other tests read.
+    # A copy (keys included): generated review decisions and uploads must not change the
+    # workspace other tests read.
     copy = tmp_path_factory.mktemp("fuzz") / "ws"
     shutil.copytree(service_workspace, copy, ignore=shutil.ignore_patterns("corpus"))
-    jobs = ThreadJobs(copy)
-    yield create_app(ServiceSettings(workspace=copy), authenticator=DictKeys(), jobs=jobs)
-    jobs.close()
+    app = create_app(ServiceSettings(workspace=copy))
+    with TestClient(app):  # runs the lifespan, so the app's job queue is closed after
+        yield app
 
 
-def test_no_server_error_and_every_response_is_documented(fuzzed_app: FastAPI) -> None:
+def test_no_server_error_and_every_response_is_documented(
+    fuzzed_app: FastAPI, service_keys: ServiceKeys
+) -> None:
     api = from_asgi("/openapi.json", fuzzed_app)
     operations = [result.ok() for result in api.get_all_operations()]
     assert len(operations) >= 12
@@ -67,7 +71,7 @@ def test_no_server_error_and_every_response_is_documented(fuzzed_app: FastAPI) -
         )
         def generated(case: Case) -> None:
             case.call_and_validate(
-                headers={"Authorization": f"Bearer {INTERNAL_KEY}"}, checks=CHECKS
+                headers={"Authorization": f"Bearer {service_keys.internal}"}, checks=CHECKS
             )
 
         generated()

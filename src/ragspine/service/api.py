@@ -10,14 +10,13 @@ event loop.
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
 from email.message import Message
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
@@ -44,9 +43,9 @@ from ragspine.service.edge import (
     install_error_handlers,
     request_id_of,
 )
-from ragspine.service.faq.faq_cache import FaqLookup
-from ragspine.service.jobs import JobFile, JobQueue, JobStatus
-from ragspine.service.keys import Authenticator, Caller
+from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
+from ragspine.service.jobs import InProcessJobQueue, JobFile, JobQueue, JobStatus
+from ragspine.service.keys import Authenticator, Caller, KeyStore
 from ragspine.service.schemas import (
     MODEL_ID,
     ApproveRequest,
@@ -74,6 +73,7 @@ from ragspine.service.schemas import (
     SourcePreview,
 )
 from ragspine.service.settings import ServiceSettings
+from ragspine.service.uploads import new_batch_name, store_upload
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import ReviewStatus
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -118,24 +118,40 @@ def create_app(
 ) -> FastAPI:
     """The app serving ``settings.workspace``.
 
-    ``authenticator`` checks API keys (required unless ``settings.no_auth``); ``jobs`` runs
-    uploads' ingestion (without it uploads answer 503 and ``/readyz`` is not ready); ``faq``
-    answers vetted questions before the agent; ``provider`` defaults to the one the settings
-    name. The app closes its own workspaces on shutdown; ``jobs`` stays its creator's to close.
+    By default the app builds and owns the workspace's parts, closing them on shutdown: the
+    API keys of ``DIR/service.db`` (unless ``settings.no_auth``), an in-process job queue, and
+    the FAQ file the workspace's profile names. Passing ``authenticator``, ``jobs`` or ``faq``
+    replaces that part (the caller keeps closing what it passed); ``provider`` defaults to the
+    one the settings name.
     """
-    if authenticator is None and not settings.no_auth:
-        raise UsageError("the service needs an API key store, or --no-auth on loopback")
     if settings.dense is not None:
         check_backend(settings.dense)
     llm = provider or build_provider(
         settings.provider, model=settings.model, base_url=settings.base_url
     )
+    workspace = Workspace.open(settings.workspace)
+    owned: list[Callable[[], None]] = []
+    try:
+        if faq is None:
+            faq = FaqCache.from_profile(workspace.profile())
+        if authenticator is None and not settings.no_auth:
+            keys = KeyStore(workspace)
+            owned.append(keys.close)
+            authenticator = keys
+        if jobs is None:
+            queue = InProcessJobQueue(workspace, dense=settings.dense)
+            owned.append(queue.close)
+            jobs = queue
+    except BaseException:
+        _close_all(owned)
+        raise
     service = _Service(settings, authenticator, jobs, Answerer(settings, llm, faq), Metrics())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         service.answerer.close()
+        _close_all(owned)
 
     app = FastAPI(
         title="RAGSpine",
@@ -159,6 +175,11 @@ def create_app(
     _review(app, service)
     _previews(app, service)
     return app
+
+
+def _close_all(closers: list[Callable[[], None]]) -> None:
+    for close in reversed(closers):
+        close()
 
 
 # --- dependencies ----------------------------------------------------------------------------
@@ -462,9 +483,11 @@ def _jobs(app: FastAPI, service: _Service) -> None:
         responses=_errors(*_KEYED, 413, 415, 422, 503),
     )
     async def submit_job(
+        caller: CallerDep,
         files: Annotated[list[UploadFile], File(description="One or more documents.")],
     ) -> JobAccepted:
-        """Store the uploaded files inside the workspace and queue them for ingestion."""
+        """Store the uploaded files inside the workspace and queue them for ingestion; each is
+        ingested as the document ``uploads/<key name>/<file name>``."""
         jobs = service.jobs
         if jobs is None:
             raise HTTPException(503, "ingestion jobs are not enabled on this service")
@@ -472,8 +495,9 @@ def _jobs(app: FastAPI, service: _Service) -> None:
             raise UsageError(
                 f"{len(files)} files in one request; the limit is {settings.max_upload_files}"
             )
-        stored = await service.answerer.run(lambda: _store_uploads(service, files))
-        return JobAccepted(job_id=jobs.submit(stored))
+        stored = await service.answerer.run(lambda: _store_uploads(service, caller, files))
+        job_id = await service.answerer.run(lambda: jobs.submit(stored, submitter=caller.name))
+        return JobAccepted(job_id=job_id)
 
     @app.get(
         "/v1/jobs/{job_id}",
@@ -481,28 +505,38 @@ def _jobs(app: FastAPI, service: _Service) -> None:
         dependencies=_AUTH,
         responses=_errors(*_KEYED, 404, 503),
     )
-    def job_status(job_id: str) -> JobOut:
-        """A job's state (queued, running, done, failed), progress and per-file results."""
+    def job_status(job_id: str, caller: CallerDep) -> JobOut:
+        """A job's state (queued, running, done, failed), progress and per-file results; only
+        the key that submitted the job can read it (404 for any other)."""
         if service.jobs is None:
             raise HTTPException(503, "ingestion jobs are not enabled on this service")
         status = service.jobs.status(job_id)
-        if status is None:
+        if status is None or status.submitter != caller.name:
             raise HTTPException(404, "no such job")
         return _job_out(status)
 
 
-def _store_uploads(service: _Service, files: list[UploadFile]) -> list[JobFile]:
+def _store_uploads(service: _Service, caller: Caller, files: list[UploadFile]) -> list[JobFile]:
     batch = new_batch_name()
-    return [
-        store_upload(
-            service.workspace,
-            batch,
-            upload.filename or "",
-            upload.file,
-            max_file_bytes=service.settings.max_upload_file_bytes,
-        )
-        for upload in files
-    ]
+    limits = service.settings.upload_limits()
+    stored: list[JobFile] = []
+    try:
+        for upload in files:
+            stored.append(
+                store_upload(
+                    service.workspace,
+                    batch,
+                    upload.filename or "",
+                    upload.file,
+                    sender=caller.name,
+                    limits=limits,
+                )
+            )
+    except BaseException:
+        # One bad file refuses the request: nothing of it stays behind.
+        shutil.rmtree(service.workspace.uploads_path / batch, ignore_errors=True)
+        raise
+    return stored
 
 
 def _job_out(status: JobStatus) -> JobOut:
@@ -688,44 +722,6 @@ def preview(
     if not facts and not passages:
         return None
     return SourcePreview(doc=doc, locator=locator, facts=facts, passages=passages)
-
-
-# --- uploads ---------------------------------------------------------------------------------
-# replaced by ragspine.service.uploads (store_upload, new_batch_name) on merge
-
-
-def new_batch_name() -> str:
-    import uuid
-
-    return uuid.uuid4().hex
-
-
-def store_upload(
-    workspace: Workspace, batch: str, client_filename: str, data: Any, *, max_file_bytes: int
-) -> JobFile:
-    name = Path(client_filename.replace("\\", "/")).name.strip()
-    if not name or name.startswith(".") or any(ord(c) < 32 for c in name):
-        raise UsageError("an upload has no usable file name")
-    folder = workspace.root / "uploads" / batch
-    folder.mkdir(parents=True, exist_ok=True)
-    stem, suffix = os.path.splitext(name)
-    for n in range(1, 10_000):
-        target = folder / (name if n == 1 else f"{stem}-{n}{suffix}")
-        try:
-            out = target.open("xb")
-        except FileExistsError:
-            continue
-        written = 0
-        with out:
-            while chunk := data.read(1 << 20):
-                written += len(chunk)
-                if written > max_file_bytes:
-                    out.close()
-                    target.unlink()
-                    raise UsageError(f"{name} is larger than the upload limit")
-                out.write(chunk)
-        return JobFile(name=name, path=target)
-    raise UsageError(f"too many uploads named {name} in one request")
 
 
 def app_from_env() -> FastAPI:

@@ -38,11 +38,16 @@ class JobState(StrEnum):
 
 @dataclass(frozen=True)
 class JobFile:
-    """One upload: the client's file name (display only, never a path) and the stored copy
-    inside the workspace."""
+    """One upload: the client's file name (display only, never a path), the stored copy
+    inside the workspace and the document id it is ingested as (default: the file's name)."""
 
     name: str
     path: Path
+    doc_id: str = ""
+
+    @property
+    def document(self) -> str:
+        return self.doc_id or self.path.name
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,8 @@ class JobStatus:
     error: str = ""
     created_at: str = ""
     updated_at: str = ""
+    # The name of the API key that submitted the job ("" when submitted without one).
+    submitter: str = ""
 
     @property
     def progress(self) -> float:
@@ -78,8 +85,9 @@ class JobStatus:
 class JobQueue(Protocol):
     """Accepts uploads for ingestion and reports on them."""
 
-    def submit(self, files: list[JobFile]) -> str:
-        """Queue the files as one job; returns its id. The files are already in the workspace."""
+    def submit(self, files: list[JobFile], *, submitter: str = "") -> str:
+        """Queue the files as one job; returns its id. The files are already in the workspace;
+        ``submitter`` names the key that sent them (its status is that key's to read)."""
         ...
 
     def status(self, job_id: str) -> JobStatus | None: ...
@@ -152,7 +160,7 @@ class InProcessJobQueue:
         for thread in self._threads:
             thread.start()
 
-    def submit(self, files: list[JobFile]) -> str:
+    def submit(self, files: list[JobFile], *, submitter: str = "") -> str:
         if not files:
             raise UsageError("a job needs at least one file")
         uploads = self._workspace.uploads_path.resolve()
@@ -168,12 +176,17 @@ class InProcessJobQueue:
         now = utc_timestamp()
         with self._db.transaction() as conn:
             conn.execute(
-                "INSERT INTO jobs (job_id, state, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (job_id, JobState.QUEUED.value, now, now),
+                "INSERT INTO jobs (job_id, state, submitter, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (job_id, JobState.QUEUED.value, submitter, now, now),
             )
             conn.executemany(
-                "INSERT INTO job_files (job_id, position, name, path) VALUES (?, ?, ?, ?)",
-                [(job_id, n, f.name, str(f.path.resolve())) for n, f in enumerate(files)],
+                "INSERT INTO job_files (job_id, position, name, path, doc_id) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [
+                    (job_id, n, f.name, str(f.path.resolve()), f.document)
+                    for n, f in enumerate(files)
+                ],
             )
         self._wake.set()
         return job_id
@@ -182,7 +195,8 @@ class InProcessJobQueue:
         """The job's state, with the results of the files finished so far in upload order."""
         conn = self._db.connection()
         job = conn.execute(
-            "SELECT state, error, created_at, updated_at FROM jobs WHERE job_id = ?", (job_id,)
+            "SELECT state, error, created_at, updated_at, submitter FROM jobs WHERE job_id = ?",
+            (job_id,),
         ).fetchone()
         if job is None:
             return None
@@ -196,9 +210,17 @@ class InProcessJobQueue:
             for name, outcome, facts, chunks, review, notes, error in files
             if outcome
         )
-        state, error, created, updated = job
+        state, error, created, updated, submitter = job
         return JobStatus(
-            job_id, JobState(state), len(files), len(results), results, error, created, updated
+            job_id,
+            JobState(state),
+            len(files),
+            len(results),
+            results,
+            error,
+            created,
+            updated,
+            submitter,
         )
 
     def healthy(self) -> bool:
@@ -247,14 +269,16 @@ class InProcessJobQueue:
         pending = (
             self._db.connection()
             .execute(
-                "SELECT position, path FROM job_files WHERE job_id = ? AND outcome = '' "
+                "SELECT position, path, doc_id FROM job_files WHERE job_id = ? AND outcome = '' "
                 "ORDER BY position",
                 (job_id,),
             )
             .fetchall()
         )
         try:
-            finished = self._ingest(job_id, [(n, Path(p)) for n, p in pending])
+            finished = self._ingest(
+                job_id, [(n, Path(p), d or Path(p).name) for n, p, d in pending]
+            )
         except RagSpineError as exc:
             self._finish(job_id, JobState.FAILED, str(exc))
         except Exception as exc:
@@ -266,14 +290,14 @@ class InProcessJobQueue:
                 with self._db.transaction() as conn:
                     self._set_state(conn, job_id, JobState.QUEUED)
 
-    def _ingest(self, job_id: str, files: list[tuple[int, Path]]) -> bool:
+    def _ingest(self, job_id: str, files: list[tuple[int, Path, str]]) -> bool:
         """Ingest the job's unfinished files and refresh the indexes; ``False`` when the queue
         was closed before the last file (what was ingested stays; the rest runs later)."""
-        sources = [SourceFile(path.name, path) for _, path in files]
+        sources = [SourceFile(doc_id, path) for _, path, doc_id in files]
         done = iter(files)
 
         def record(result: FileResult) -> None:
-            position, path = next(done)
+            position, path, _ = next(done)
             self._record(job_id, position, path, result)
             if self._stop.is_set():
                 raise _Stopping

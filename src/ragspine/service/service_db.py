@@ -17,8 +17,6 @@ from ragspine.errors import StoreError
 from ragspine.storage.sqlite_store import BUSY_SECONDS
 from ragspine.workspace import Workspace
 
-SCHEMA_VERSION = 1
-
 _SCHEMA = (
     """CREATE TABLE api_keys (
         key_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -54,6 +52,18 @@ _SCHEMA = (
         PRIMARY KEY (job_id, position)
     )""",
 )
+
+# Each step takes the schema from its index + 1 to the next version; a new file runs them all.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    _SCHEMA,
+    # 2: a job remembers the key that submitted it (only that key may read its status), and
+    # each file the document id it is ingested as.
+    (
+        "ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE job_files ADD COLUMN doc_id TEXT NOT NULL DEFAULT ''",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class ServiceDb:
@@ -137,7 +147,8 @@ class ServiceDb:
                     f"{self.path} was written by a newer ragspine (schema {version}; this "
                     f"version reads {SCHEMA_VERSION}); upgrade ragspine"
                 )
-            if version == 0:
-                for statement in _SCHEMA:
+            for step in MIGRATIONS[version:]:
+                for statement in step:
                     conn.execute(statement)
+            if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -15,6 +15,7 @@ from ragspine.agent.agent import MAX_QUESTION_CHARS
 from ragspine.errors import UsageError
 from ragspine.llm.factory import ProviderName
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.service.uploads import UploadLimits
 
 # The only hosts ``--no-auth`` may bind: with no key check the port must not leave the machine.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -52,6 +53,13 @@ class ServiceSettings(BaseSettings):
     base_url: str | None = None
     dense: str | None = None
     rerank: bool = False
+
+    def upload_limits(self) -> UploadLimits:
+        return UploadLimits(
+            max_file_bytes=self.max_upload_file_bytes,
+            max_request_bytes=self.max_upload_request_bytes,
+            max_files=self.max_upload_files,
+        )
 
     @model_validator(mode="after")
     def _loopback_without_keys(self) -> ServiceSettings:

@@ -4,6 +4,10 @@ Each upload batch gets its own folder, ``DIR/uploads/<batch>/``. Of the client's
 a cleaned base name is kept (for display, for the document id and for the profile's file-name
 sensitivity rules); the bytes go to a hidden temporary file first and get their name only when
 complete and within the size limit, so no half-written or oversized file is ever left behind.
+
+An upload is ingested as the document ``uploads/<sender>/<name>``: sending the same name again
+is a new version of the sender's own document, and no sender can replace a document another
+key uploaded or one ingested from a folder (whose clearance might be above the sender's).
 """
 
 from __future__ import annotations
@@ -59,13 +63,15 @@ def store_upload(
     client_filename: str,
     data: bytes | Readable,
     *,
+    sender: str = "",
     limits: UploadLimits | None = None,
 ) -> JobFile:
     """Write one uploaded file to ``DIR/uploads/<batch>/`` and return it as a job's file.
 
     ``batch`` must be a plain folder name (see :func:`new_batch_name`). The stored name is the
     client's base name, cleaned; when the batch already holds that name, ``-2``, ``-3``... is
-    added before the extension. Raises ``UsageError`` for a name that cannot be kept (empty,
+    added before the extension. ``sender`` (the API key's name) names the document:
+    ``uploads/<sender>/<stored name>``. Raises ``UsageError`` for a name that cannot be kept (empty,
     hidden, ``..``, control characters, an unsupported type, a metadata sidecar) and for a file
     over ``limits.max_file_bytes``.
     """
@@ -81,7 +87,12 @@ def store_upload(
         stored = _link_unique(temporary, folder, name)
     finally:
         temporary.unlink(missing_ok=True)
-    return JobFile(name=name, path=stored)
+    return JobFile(name=name, path=stored, doc_id=upload_doc_id(sender, stored.name))
+
+
+def upload_doc_id(sender: str, name: str) -> str:
+    """The document id an upload of ``name`` by ``sender`` is ingested as."""
+    return f"uploads/{sender}/{name}" if sender else f"uploads/{name}"
 
 
 def safe_name(client_filename: str) -> str:

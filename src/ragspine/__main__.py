@@ -1,0 +1,5 @@
+"""``python -m ragspine``: the same command line as the ``ragspine`` script."""
+
+from ragspine.cli import main
+
+main()
