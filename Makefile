@@ -40,6 +40,10 @@ test: lint
 	$(BIN)/pytest
 
 bench: $(DEV)
+	@# The service load benchmark drives the server with wrk (compiled, so the client does not
+	@# compete with the server for the interpreter); without it an asyncio client stands in.
+	command -v wrk >/dev/null || (apt-get update -q && apt-get install -y -q wrk) \
+		|| echo "warning: install wrk for the service load benchmark"
 	$(BIN)/python bench/run_all.py
 
 # Hand-written mutants of the guards (wrong slots accepted, model prose shown, clearance
