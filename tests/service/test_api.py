@@ -443,6 +443,24 @@ def test_an_upload_never_replaces_a_document_it_does_not_own(
     assert "approved nothing" in upload.json()["passages"][0]["text"]
 
 
+def test_a_restricted_keys_job_does_not_exist_for_an_internal_key(client: TestClient) -> None:
+    memo = b"# Board agenda\n\nThe board will review the Macau licence.\n"
+    response = client.post(
+        "/v1/ingest/jobs",
+        files=[("files", ("board_agenda.md", memo, "text/markdown"))],
+        headers=RESTRICTED,
+    )
+    assert response.status_code == 202, response.text
+    job_id = response.json()["job_id"]
+    assert wait_for(client, job_id, RESTRICTED)["results"][0]["name"] == "board_agenda.md"
+    hidden = client.get(f"/v1/jobs/{job_id}", headers=INTERNAL)
+    unknown = client.get("/v1/jobs/0123456789abcdef0123456789abcdef", headers=INTERNAL)
+    for answer in (hidden, unknown):
+        assert_error(answer, 404)
+    assert hidden.json()["error"]["message"] == unknown.json()["error"]["message"]
+    assert "board_agenda" not in hidden.text
+
+
 def test_a_request_with_one_bad_file_stores_nothing(
     client: TestClient, service_workspace: Path
 ) -> None:
