@@ -17,7 +17,7 @@ from ragspine.profile.glossary import glossary_for
 from ragspine.profile.loader import load_profile
 from ragspine.retrieval.passages import same_passage
 from ragspine.retrieval.protocol import Snippet
-from ragspine.retrieval.relevance import question_terms, topic_terms
+from ragspine.retrieval.relevance import Topic, question_terms, topic_terms
 from tests.agent.helpers import CountingStore, ScriptedProvider, text
 from tests.agent.test_narrative import ListRetriever
 
@@ -154,3 +154,46 @@ def test_off_topic_sentences_of_a_model_are_dropped(store: CountingStore) -> Non
     assert result.narrative is not None
     assert result.narrative.body.startswith("新制度对新业务价值的影响可控")
     assert FILLER not in result.answer
+
+
+GLOSSARY = glossary_for(load_profile())
+RESTATED = "香港FY2024收入按新会计政策重述为2,880百万美元。"
+DIVIDEND = "管理层建议维持稳定的股息政策。"
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "on_topic"),
+    [
+        # 政策 under another modifier is another kind of policy.
+        ("ACME的股息政策是什么", RESTATED, False),
+        ("ACME的股息政策是什么", DIVIDEND, True),
+        ("What is ACME's dividend policy?", DIVIDEND, True),
+        # The accounting policy is what this one asks about.
+        ("香港的会计政策有什么变化", RESTATED, True),
+        # A verb of change is no compound's head: revenue growth is growth too.
+        ("为什么香港业务增长？", GROWTH, True),
+        # A longer run cannot be cut into words: each shared word counts as before.
+        ("合规部何时完成内部模型复核并提交年度资本报告", REGULATION, True),
+    ],
+)
+def test_a_word_under_another_modifier_is_not_the_same_topic(
+    question: str, sentence: str, on_topic: bool
+) -> None:
+    assert Topic.of(question, GLOSSARY).shared_by(sentence, GLOSSARY) is on_topic
+
+
+def test_a_policy_question_quotes_the_policy_not_a_restatement(store: CountingStore) -> None:
+    snippets = [
+        passage("r#1", "FY2025_Review.pptx", RESTATED),
+        passage("d#1", "FY2024_Review.pptx", DIVIDEND),
+    ]
+    result = answer_question(
+        "ACME的股息政策是什么",
+        store,
+        MockProvider(),
+        reference_date=REF,
+        narrative_retriever=ListRetriever(snippets),
+    )
+    assert result.narrative is not None
+    assert DIVIDEND in result.answer and "会计政策" not in result.answer
+    assert [s.doc for s in result.sources] == ["FY2024_Review.pptx"]

@@ -38,7 +38,7 @@ from ragspine.profile.glossary import Glossary
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.passages import fold_copies, numbers_in_text
 from ragspine.retrieval.protocol import NarrativeRetriever, RetrievalFilters, Snippet
-from ragspine.retrieval.relevance import question_terms, topic_terms
+from ragspine.retrieval.relevance import Topic, topic_terms
 
 NARRATIVE_SYSTEM_PROMPT = (
     "Answer only from the numbered snippets. Cite every snippet you use as [n]. "
@@ -100,7 +100,7 @@ def run_narrative(
     # The retrieval record lists each passage once: a copy of a passage (the same text in
     # another file) is cited with it, not ranked after it.
     trace.chunk_ids.extend(p.snippet.chunk_id for p in merged)
-    wanted = question_terms(question, glossary)
+    wanted = Topic.of(question, glossary)
     passages = [p for p in merged if p.answers(wanted, glossary)][:TOP_K]
     if not passages:
         return _message(_NOTHING_FOUND[language], AnswerKind.NO_CONTEXT)
@@ -150,16 +150,16 @@ class Passage:
     snippet: Snippet
     copies: tuple[Snippet, ...] = ()
 
-    def answers(self, wanted: frozenset[str], glossary: Glossary) -> bool:
+    def answers(self, wanted: Topic, glossary: Glossary) -> bool:
         """Whether its title or one of its sentences shares a topic word with the question
         (any passage does when the question names no topic at all)."""
         if not wanted or self.titled(wanted, glossary):
             return True
-        return any(topic_terms(s, glossary) & wanted for s in cited_sentences(self.snippet.text))
+        return any(wanted.shared_by(s, glossary) for s in cited_sentences(self.snippet.text))
 
-    def titled(self, wanted: frozenset[str], glossary: Glossary) -> bool:
+    def titled(self, wanted: Topic, glossary: Glossary) -> bool:
         """Whether the title it sits under is about the question: then all of it is."""
-        return bool(topic_terms(self.snippet.title, glossary) & wanted)
+        return wanted.shared_by(self.snippet.title, glossary)
 
 
 def merge_duplicates(snippets: Sequence[Snippet]) -> list[Passage]:
@@ -168,7 +168,7 @@ def merge_duplicates(snippets: Sequence[Snippet]) -> list[Passage]:
     return [Passage(replace(s, copies=()), s.copies) for s in fold_copies(snippets)]
 
 
-def quote_relevant(passages: Sequence[Passage], wanted: frozenset[str], glossary: Glossary) -> str:
+def quote_relevant(passages: Sequence[Passage], wanted: Topic, glossary: Glossary) -> str:
     """The sentences of the passages that share a topic word with the question (the first
     sentence with any topic of a passage whose title does), each cited as ``[n]``, in
     passage order."""
@@ -178,19 +178,17 @@ def quote_relevant(passages: Sequence[Passage], wanted: frozenset[str], glossary
         if p.titled(wanted, glossary):
             sentences = [s for s in sentences if topic_terms(s, glossary)][:1]
         else:
-            sentences = [s for s in sentences if topic_terms(s, glossary) & wanted]
+            sentences = [s for s in sentences if wanted.shared_by(s, glossary)]
         quoted += [f"{sentence} [{n}]" for sentence in sentences]
     return " ".join(quoted[:QUOTED_SENTENCES])
 
 
-def relevant_sentences(text: str, wanted: frozenset[str], glossary: Glossary) -> str:
+def relevant_sentences(text: str, wanted: Topic, glossary: Glossary) -> str:
     """``text`` without the sentences that share no topic word with the question (all stay
     when the question names no topic)."""
     if not wanted:
         return text
-    kept = [
-        s for s in cited_sentences(text) if topic_terms(_CITATION.sub(" ", s), glossary) & wanted
-    ]
+    kept = [s for s in cited_sentences(text) if wanted.shared_by(_CITATION.sub(" ", s), glossary)]
     return "".join(kept).strip()
 
 

@@ -7,9 +7,17 @@ Those are what retrieval *filters* on, not what a question asks, so they are mas
 with question words, period words and CJK bigrams around a function character (的, 是 …).
 What is left — regulation, impact, growth — is the topic. A question's topic takes
 in its bilingual rewrite (``rewrite_query``), so an English question meets a Chinese passage.
+
+Sharing a word is not always sharing a topic: in "股息政策" (dividend policy) the word 政策 is
+modified by 股息, and a sentence about a "会计政策" (accounting policy) shares only that head
+word under another modifier. :class:`Topic` does not count such a match on its own.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ragspine.profile.glossary import ENTITY, Glossary
 from ragspine.profile.matching import mask
@@ -35,12 +43,77 @@ _STEM = 6
 _FUNCTION_CHARS = frozenset("的了在是和与及对为把被这那其之也都而或")
 
 
+# Verbs of change end a clause rather than name a kind of thing: in 业务增长 the word 增长 is
+# what the business did, and 收入同比增长 speaks of growth too, so they are never "modified".
+_PREDICATES = frozenset(
+    {
+        *("增长", "下降", "上升", "减少", "增加", "提升", "改善", "变化", "变动", "影响"),
+        *("下滑", "回升", "扩大", "缩小", "波动", "放缓", "加快", "好转", "恶化", "回落"),
+    }
+)
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_COMPOUND = 4
+_FUNCTION_SPLIT = re.compile(f"[{''.join(sorted(_FUNCTION_CHARS))}]")
+
+
 def topic_terms(text: str, glossary: Glossary) -> frozenset[str]:
     """The tokens of ``text`` once entities, competitors and periods are masked out."""
+    return frozenset(_stem(t) for t in tokenize(_masked(text, glossary)) if _is_topic(t))
+
+
+def _masked(text: str, glossary: Glossary) -> str:
     spans = [(h.start, h.end) for h in glossary.match_terms(text).hits if h.kind == ENTITY]
     spans += [(h.start, h.end) for h in glossary.competitors.finditer(text)]
     spans += [(p.start, p.end) for p in find_periods(text, calendar=glossary.calendar)]
-    return frozenset(_stem(t) for t in tokenize(mask(text, spans)) if _is_topic(t))
+    return mask(text, spans)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """What a question is about: its topic terms (:func:`question_terms`) and, for the CJK
+    words it modifies, the characters that modify them there (政策 → {息} in 股息政策)."""
+
+    terms: frozenset[str]
+    modified: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, question: str, glossary: Glossary) -> Topic:
+        return cls(question_terms(question, glossary), _modified(question, glossary))
+
+    def __bool__(self) -> bool:
+        return bool(self.terms)
+
+    def shared_by(self, text: str, glossary: Glossary) -> bool:
+        """Whether ``text`` shares a topic term with the question — not counting a modified
+        word that ``text`` only has under other modifiers (会计政策 for 股息政策)."""
+        shared = topic_terms(text, glossary) & self.terms
+        return any(self._same_word(term, text) for term in shared)
+
+    def _same_word(self, term: str, text: str) -> bool:
+        modifiers = self.modified.get(term)
+        if modifiers is None:
+            return True
+        starts = (m.start() for m in re.finditer(re.escape(term), text))
+        return any(start > 0 and text[start - 1] in modifiers for start in starts)
+
+
+def _modified(question: str, glossary: Glossary) -> dict[str, frozenset[str]]:
+    """The second word of the question's four-character CJK compounds (政策 in 股息政策),
+    with the character before it — unless that word also starts a compound of its own.
+
+    Only two-word compounds count: a longer run cannot be cut into words without a
+    dictionary, and a modifier is what a short noun compound is made of.
+    """
+    before: dict[str, set[str]] = {}
+    leading: set[str] = set()
+    runs = _CJK_RUN.findall(_masked(question, glossary))
+    # Function characters (的, 是 ...) end a word: 的股息政策是什么 holds the run 股息政策.
+    for run in (part for r in runs for part in _FUNCTION_SPLIT.split(r) if len(part) > 1):
+        leading.add(run[:2])
+        head = run[2:]
+        if len(run) == _COMPOUND and _is_topic(head) and head not in _PREDICATES:
+            before.setdefault(head, set()).add(run[1])
+    return {t: frozenset(c) for t, c in before.items() if t not in leading}
 
 
 def question_terms(question: str, glossary: Glossary) -> frozenset[str]:
