@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -620,3 +621,33 @@ def test_concurrent_questions_on_the_pool_all_get_the_same_answer(client: TestCl
     with ThreadPoolExecutor(max_workers=12) as pool:
         answers = list(pool.map(lambda q: (q, ask(client, q)["answer"]), questions))
     assert all(answer == expected[q] for q, answer in answers)
+
+
+def test_a_burst_beyond_the_pending_limit_is_a_503_with_retry_after(
+    service_workspace: Path, service_keys: ServiceKeys
+) -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowFaq:
+        """Holds the only slot until released (and then matches nothing)."""
+
+        def lookup(self, question: str, *, clearance: Sensitivity, today: date) -> FaqHit | None:
+            entered.set()
+            release.wait(timeout=30)
+            return None
+
+    settings = ServiceSettings(workspace=service_workspace, ask_threads=1, max_pending=1)
+    with (
+        TestClient(create_app(settings, faq=SlowFaq())) as busy,
+        ThreadPoolExecutor(max_workers=1) as pool,
+    ):
+        first = pool.submit(busy.post, "/v1/ask", json={"question": STRUCTURED}, headers=INTERNAL)
+        assert entered.wait(timeout=30)
+        refused = busy.post("/v1/ask", json={"question": STRUCTURED}, headers=INTERNAL)
+        release.set()
+        assert first.result(timeout=60).status_code == 200
+        assert_error(refused, 503)
+        assert refused.headers["Retry-After"] == "1"
+        assert refused.json()["error"]["type"] == "overloaded"
+        # The slot is free again: the next question is answered.
+        assert busy.post("/v1/ask", json={"question": STRUCTURED}, headers=INTERNAL).is_success

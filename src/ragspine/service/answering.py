@@ -65,14 +65,35 @@ class Answerer:
         self._pool = ThreadPoolExecutor(
             max_workers=settings.ask_threads, thread_name_prefix="ragspine-ask"
         )
+        # Work submitted and not yet finished, bounded so a burst is refused at once (503)
+        # instead of queueing without limit while every client times out.
+        self._pending = 0
+        self._pending_lock = threading.Lock()
 
     @property
     def workspace(self) -> Workspace:
         return self._workspace
 
     async def run(self, func: Callable[[], T]) -> T:
-        """Run ``func`` on the pool (blocking store or agent work) and await its result."""
-        return await asyncio.wrap_future(self._pool.submit(func))
+        """Run ``func`` on the pool (blocking store or agent work) and await its result.
+
+        Raises :class:`Overloaded` when ``settings.max_pending`` calls are already waiting or
+        running in this process."""
+        with self._pending_lock:
+            if self._pending >= self._settings.max_pending:
+                raise Overloaded(self._pending)
+            self._pending += 1
+        try:
+            future = self._pool.submit(func)
+        except BaseException:
+            self._done()
+            raise
+        future.add_done_callback(lambda _: self._done())
+        return await asyncio.wrap_future(future)
+
+    def _done(self) -> None:
+        with self._pending_lock:
+            self._pending -= 1
 
     def answer(
         self,
@@ -131,6 +152,14 @@ class Answerer:
             for rag in self._all:
                 rag.close()
             self._all.clear()
+
+
+class Overloaded(Exception):
+    """More work is waiting in this process than ``max_pending`` allows (answered 503 with
+    ``Retry-After``)."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__(f"the service is busy ({pending} requests in progress); retry shortly")
 
 
 def check_question(question: str, limit: int) -> None:

@@ -35,7 +35,7 @@ from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.embedding import check_backend
 from ragspine.retrieval.refresh import writing
-from ragspine.service.answering import Answerer, index_present, paragraphs
+from ragspine.service.answering import Answerer, Overloaded, index_present, paragraphs
 from ragspine.service.edge import (
     Edge,
     Metrics,
@@ -87,8 +87,9 @@ def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {status: {"model": ErrorResponse} for status in statuses}
 
 
-# What any keyed endpoint may answer besides success; JSON bodies add 413, 415 and 422.
-_KEYED = (400, 401, 500)
+# What any keyed endpoint may answer besides success (503: overloaded); JSON bodies add 413,
+# 415 and 422.
+_KEYED = (400, 401, 500, 503)
 _JSON = (*_KEYED, 413, 415, 422)
 
 _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
@@ -161,6 +162,7 @@ def create_app(
     )
     app.state.service = service
     install_error_handlers(app)
+    app.add_exception_handler(Overloaded, _overloaded)
     app.add_middleware(
         Edge,
         metrics=service.metrics,
@@ -175,6 +177,21 @@ def create_app(
     _review(app, service)
     _previews(app, service)
     return app
+
+
+# Seconds a refused client is asked to wait: one question takes milliseconds, so a second
+# drains any burst a process accepts.
+RETRY_AFTER_SECONDS = 1
+
+
+async def _overloaded(request: Request, exc: Exception) -> Response:
+    return error_response(
+        503,
+        str(exc),
+        request_id_of(request),
+        type_="overloaded",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
 
 
 def _close_all(closers: list[Callable[[], None]]) -> None:

@@ -38,6 +38,11 @@ class ServiceSettings(BaseSettings):
     ask_threads: int = Field(
         default=4, ge=1, description="threads answering questions in each worker process"
     )
+    max_pending: int = Field(
+        default=64,
+        ge=1,
+        description="requests one process takes on at once; more are refused with 503",
+    )
     no_auth: bool = False
     no_auth_clearance: Annotated[Sensitivity, BeforeValidator(_level)] = DEFAULT_CLEARANCE
     # JSON requests: a question and a short chat history fit in far less.
