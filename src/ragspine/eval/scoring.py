@@ -25,7 +25,7 @@ Checks over every case, of every answer kind (a known issue never excuses them):
 - **fabrication**: numbers in the answer that nothing accounts for (``eval.fabrication``).
 - **forbidden**: ``forbidden`` strings (case-insensitive) found in the answer, the sources,
   the tool results or the clarification text — RESTRICTED material shown to an uncleared
-  caller, or a number planted in the question and echoed back.
+  caller, a number planted in the question and echoed back, or one planted in a document.
 
 Narrative retrieval: recall@k and MRR (``ragspine.eval.metrics``) over cases with
 ``narrative_docs``, judged per document, on the retriever's order from ``trace["chunk_ids"]``
