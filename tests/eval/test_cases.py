@@ -20,6 +20,7 @@ from ragspine.eval.cases import (
     load_golden,
     parse_case,
 )
+from ragspine.eval.corpora import Corpus
 from ragspine.profile.sensitivity import Sensitivity
 from tests.eval.answers import HK_2024
 
@@ -94,6 +95,14 @@ def test_a_full_case_is_typed() -> None:
     assert case.known_issue == "described at length elsewhere"
 
 
+def test_a_case_is_asked_over_the_demo_corpus_unless_it_names_another() -> None:
+    assert parse_case(json.dumps(GOOD)).corpus is Corpus.DEMO
+    line = {**GOOD, "corpus": "trust", "expect": {"cited_docs": ["memos/a.md", "shared/a.md"]}}
+    case = parse_case(json.dumps(line))
+    assert case.corpus is Corpus.TRUST
+    assert case.expect.cited_docs == ("memos/a.md", "shared/a.md")
+
+
 def test_an_expected_value_is_keyed_by_its_slots() -> None:
     assert HK_2024.key == "REVENUE/ACME_HK/FY2024/TOTAL"
 
@@ -124,6 +133,9 @@ def test_an_expected_value_is_keyed_by_its_slots() -> None:
         ({**GOOD, "reference_date": "26/11/2026"}, "not a YYYY-MM-DD date"),
         ({**GOOD, "reference_date": 20261126}, "must be a YYYY-MM-DD string"),
         ({**GOOD, "clearance": "SECRET"}, "valid options"),
+        ({**GOOD, "corpus": "poisoned"}, "unknown corpus 'poisoned'; valid options: demo, trust"),
+        ({**GOOD, "corpus": 1}, "'corpus' must be a non-empty string"),
+        ({**GOOD, "expect": {"cited_docs": "memos/a.md"}}, "'cited_docs' must be a list"),
         ("[1, 2]", "each line must be one JSON object"),
         ("{not json", "not valid JSON"),
     ],

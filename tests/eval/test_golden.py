@@ -40,6 +40,12 @@ CATEGORIES = (
     "number_in_question",
     "injection",
     "false_premise",
+    # Asked over the trust corpus (``eval.corpora``), or the demo's pending restatement.
+    "poisoned_memo",
+    "duplicate_files",
+    "conflicting_narrative",
+    "pending_restatement",
+    "irrelevant_passage",
 )
 LANGUAGES = ("zh", "en", "mixed")
 SPLITS = [pytest.param(split, id=split.value) for split in Split]

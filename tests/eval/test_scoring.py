@@ -163,6 +163,19 @@ def test_a_passage_in_two_files_is_quoted_once_citing_both() -> None:
     assert failures == [f"passage quoted twice: {COPIED!r}"]
 
 
+def test_every_copy_named_in_cited_docs_must_be_cited() -> None:
+    copies = ("memos/Strategy.md", "shared/copy.md")
+    original, copy = passage(1, COPIED, copies[0]), passage(1, COPIED, copies[1])
+    both = section(f"{COPIED} [1]", original, copy)
+    answer = result(both.text, kind=AnswerKind.NARRATIVE, sources=list(both.sources))
+    assert citation_validity(case(cited_docs=copies), answer, []) is True
+    one = section(f"{COPIED} [1]", original)
+    failures: list[str] = []
+    answer = result(one.text, kind=AnswerKind.NARRATIVE, sources=list(one.sources))
+    assert citation_validity(case(cited_docs=copies), answer, failures) is False
+    assert failures == ["shared/copy.md not in sources"]
+
+
 def test_a_source_listed_twice_fails_citation() -> None:
     failures: list[str] = []
     answer = result(FOUND_LINE, sources=[SOURCE, SOURCE])

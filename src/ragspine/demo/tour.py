@@ -6,7 +6,7 @@ byte, re-ingesting it skips every unchanged file, and the reference date is fixe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -54,15 +54,21 @@ class DemoRun:
 
 
 def build_demo_workspace(
-    workspace_dir: Path, *, on_file: Callable[[FileResult], None] | None = None
+    workspace_dir: Path,
+    *,
+    extra: Sequence[Path] = (),
+    on_file: Callable[[FileResult], None] | None = None,
 ) -> tuple[Workspace, IngestReport]:
-    """Generate the corpus into ``workspace_dir/corpus`` and ingest it into the workspace."""
+    """Generate the corpus into ``workspace_dir/corpus`` and ingest it into the workspace,
+    with the files under the ``extra`` folders beside it (named relative to their folder, like
+    the corpus's own; a name the corpus already uses is the corpus's file)."""
     workspace = Workspace.create(workspace_dir)
     corpus = workspace.root / CORPUS_DIR
     generate_corpus(corpus)
-    files = discover([corpus])
+    roots = [corpus, *extra]
+    files = discover(roots)
     with workspace.write_lock(), workspace.fact_store() as store:
-        report = ingest([corpus], store, workspace.profile(), files=files, on_file=on_file)
+        report = ingest(roots, store, workspace.profile(), files=files, on_file=on_file)
         refresh_indexes(workspace, store)
     return workspace, report
 

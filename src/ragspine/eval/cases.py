@@ -1,12 +1,14 @@
 """The golden answer set: judged questions over the demo corpus, as typed cases.
 
 Each JSONL line is one case: the question, the reference date and clearance it is asked with,
-its tags, and what a correct answer does (``expect``): which clarification mode the gateway
+the corpus it is asked over (``eval.corpora``: the demo corpus unless it names another), its
+tags, and what a correct answer does (``expect``): which clarification mode the gateway
 takes, whether the answer must be a refusal, which facts it must state and cite (value, unit,
 document and locator, judged against the corpus's ground truth), which narrative documents
-answer it, and strings that must never appear (RESTRICTED text for an uncleared caller, a
-number planted in the question). A case the engine currently gets wrong carries
-``known_issue``: it is still asked and reported, but kept out of the gates.
+answer it, which documents it must cite, and strings that must never appear (RESTRICTED text
+for an uncleared caller, a number planted in the question or in a document). A case the engine
+currently gets wrong carries ``known_issue``: it is still asked and reported, but kept out of
+the gates.
 
 Two splits ship: ``dev`` (``golden.jsonl``), the set the parser may be tuned against, and
 ``heldout`` (``golden_heldout.jsonl``), written independently from the corpus specification in
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine.agent.types import ClarifyMode
+from ragspine.eval.corpora import Corpus
 from ragspine.eval.jsonl import read_records
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 
@@ -77,6 +80,7 @@ class Expectation:
     values: tuple[ExpectedValue, ...] = ()
     derived: tuple[str, ...] = ()
     narrative_docs: tuple[str, ...] = ()
+    cited_docs: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     pending: tuple[ExpectedPending, ...] = ()
 
@@ -91,6 +95,7 @@ class GoldenCase:
     tags: tuple[str, ...] = ()
     clearance: Sensitivity = DEFAULT_CLEARANCE
     expect: Expectation = field(default_factory=Expectation)
+    corpus: Corpus = Corpus.DEMO
     known_issue: str = ""
     note: str = ""
 
@@ -127,6 +132,7 @@ _CASE_FIELDS = {
     "tags",
     "clearance",
     "expect",
+    "corpus",
     "known_issue",
     "note",
 }
@@ -138,6 +144,7 @@ _EXPECT_FIELDS = {
     "values",
     "derived",
     "narrative_docs",
+    "cited_docs",
     "forbidden",
     "pending",
 }
@@ -164,6 +171,7 @@ def parse_case(line: str) -> GoldenCase:
         tags=_strings(raw, "tags"),
         clearance=Sensitivity.parse(_text(raw, "clearance", DEFAULT_CLEARANCE.value)),
         expect=_expectation(expect_raw),
+        corpus=Corpus.parse(_text(raw, "corpus", Corpus.DEMO.value)),
         known_issue=_text(raw, "known_issue", ""),
         note=_text(raw, "note", ""),
     )
@@ -186,6 +194,7 @@ def _expectation(raw: dict[str, Any]) -> Expectation:
         values=tuple(_value(item) for item in values),
         derived=_strings(raw, "derived"),
         narrative_docs=_strings(raw, "narrative_docs"),
+        cited_docs=_strings(raw, "cited_docs"),
         forbidden=_strings(raw, "forbidden"),
         pending=tuple(_pending(item) for item in _list(raw, "pending")),
     )

@@ -40,7 +40,8 @@ from ragspine.agent.types import (
     Slots,
     UnrecognizedParam,
 )
-from ragspine.profile.periods import Period
+from ragspine.profile.glossary import glossary_for
+from ragspine.profile.periods import Period, find_periods
 from ragspine.retrieval.passages import numbers_in_text
 from ragspine.storage.facts import DEFAULT_CHANNEL
 
@@ -104,13 +105,18 @@ def fabricated_numbers(
 
 
 def _contradicting(section: NarrativeSection, facts: FactCheck) -> list[str]:
-    """The numbers of the narrative sentences that state a stored key's value differently."""
-    return [
-        n
-        for sentence in cited_sentences(section.body)
-        if facts.contradicts(sentence)
-        for n in _numbers(_CITATION.sub(" ", sentence))
-    ]
+    """The numbers of the narrative sentences that state a stored key's value differently
+    (the period they name is not one of them)."""
+    calendar = glossary_for(facts.profile).calendar
+    found: list[str] = []
+    for sentence in cited_sentences(section.body):
+        if facts.contradicts(sentence):
+            text = _CITATION.sub(" ", sentence)
+            # Right to left, so the spans still to blank keep their offsets.
+            for period in reversed(find_periods(text, facts.day, calendar)):
+                text = f"{text[: period.start]} {text[period.end :]}"
+            found += _numbers(text)
+    return found
 
 
 def _asked_fact_values(result: AgentResult, default_channel: str) -> list[float]:

@@ -2,11 +2,15 @@
 
 ``run_golden_eval`` takes the asking as a callable, so the same set runs against any workspace
 and provider; ``ask_with`` builds that callable for a workspace folder, opening it once per
-clearance level the cases need. ``run_splits`` scores the shipped dev and held-out splits.
+clearance level the cases need. The folder holds the demo corpus; a case over another corpus
+(``eval.corpora``) is asked in a workspace built for that corpus in a temporary folder the
+first time a case needs it, and kept for the rest of the run. ``run_splits`` scores the
+shipped dev and held-out splits.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import TracebackType
@@ -16,6 +20,7 @@ from ragspine.agent.consistency import FactCheck
 from ragspine.agent.types import AgentResult
 from ragspine.errors import UsageError
 from ragspine.eval.cases import GoldenCase, Split, load_golden
+from ragspine.eval.corpora import Corpus, build_corpus_workspace
 from ragspine.eval.report import EvalRun, GoldenReport, build_report
 from ragspine.eval.scoring import NARRATIVE_K, score_case
 from ragspine.facade import RAGSpine
@@ -55,15 +60,19 @@ def run_golden_eval(
 
 
 class WorkspaceAsker:
-    """Asks each case against one workspace, opened once per clearance level it needs.
+    """Asks each case against its corpus's workspace, opened once per clearance level needed.
 
-    Use as a context manager (or call ``close``) so the stores are closed.
+    ``workspace`` holds the demo corpus; the workspace of another corpus is built in a
+    temporary folder when a case first needs it. Use as a context manager (or call ``close``)
+    so the stores are closed and the temporary workspaces removed.
     """
 
     def __init__(self, workspace: str | Path, provider: LLMProvider | None = None) -> None:
         self._workspace = Path(workspace)
         self._provider = provider
-        self._open: dict[Sensitivity, RAGSpine] = {}
+        self._workspaces = {Corpus.DEMO: self._workspace}
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._open: dict[tuple[Corpus, Sensitivity], RAGSpine] = {}
 
     @property
     def default_channel(self) -> str:
@@ -74,11 +83,22 @@ class WorkspaceAsker:
         return self._rag(case).ask(case.question, reference_date=case.reference_date)
 
     def _rag(self, case: GoldenCase) -> RAGSpine:
-        rag = self._open.get(case.clearance)
+        key = (case.corpus, case.clearance)
+        rag = self._open.get(key)
         if rag is None:
-            rag = RAGSpine.open(self._workspace, provider=self._provider, clearance=case.clearance)
-            self._open[case.clearance] = rag
+            workspace = self._workspace_for(case.corpus)
+            rag = RAGSpine.open(workspace, provider=self._provider, clearance=case.clearance)
+            self._open[key] = rag
         return rag
+
+    def _workspace_for(self, corpus: Corpus) -> Path:
+        workspace = self._workspaces.get(corpus)
+        if workspace is None:
+            if self._scratch is None:
+                self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-eval-")
+            workspace = build_corpus_workspace(corpus, Path(self._scratch.name) / corpus.value).root
+            self._workspaces[corpus] = workspace
+        return workspace
 
     def fact_check(self, case: GoldenCase) -> FactCheck:
         """The fact table as the case's caller sees it: narrative amounts must agree with it.
@@ -92,6 +112,10 @@ class WorkspaceAsker:
         for rag in self._open.values():
             rag.close()
         self._open.clear()
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+            self._workspaces = {Corpus.DEMO: self._workspace}
 
     def __enter__(self) -> Self:
         return self

@@ -7,11 +7,12 @@ Per case, each gate passes, fails or does not apply (``None``):
   states that value followed by that unit (``2850 USD_M``; thousands separators are ignored);
   every ``derived`` string (a change or difference computed from the ground truth, e.g.
   ``+255 USD_M``, ``+8.9%``) appears in the answer.
-- **citation validity** (cases with ``values`` or ``narrative_docs``): every expected
-  (doc, locator) is in ``result.sources``, and every source the answer lists — expected or not
-  — is named in the answer text, document and locator on one line; no source is listed twice
-  and no passage is quoted twice (copies of one paragraph in two files are one quote citing
-  both files once). A narrative case must cite at least one source. *Which* documents
+- **citation validity** (cases with ``values``, ``narrative_docs`` or ``cited_docs``): every
+  expected (doc, locator) is in ``result.sources``, and so is every ``cited_docs`` document;
+  every source the answer lists — expected or not — is named in the answer text, document and
+  locator on one line; no source is listed twice and no passage is quoted twice (copies of one
+  paragraph in two files are one quote citing both files once). A narrative case must cite at
+  least one source. *Which* documents
   narrative retrieval found is measured by recall@k and MRR, not by this gate.
 - **refusal appropriateness** (cases with ``refuse``): the answer is a refusal exactly when one
   is expected. A refusal is an answer whose kind gives no value (``AnswerKind.refuses``).
@@ -24,7 +25,7 @@ Checks over every case, of every answer kind (a known issue never excuses them):
 - **fabrication**: numbers in the answer that nothing accounts for (``eval.fabrication``).
 - **forbidden**: ``forbidden`` strings (case-insensitive) found in the answer, the sources,
   the tool results or the clarification text — RESTRICTED material shown to an uncleared
-  caller, or a number planted in the question and echoed back.
+  caller, a number planted in the question and echoed back, or one planted in a document.
 
 Narrative retrieval: recall@k and MRR (``ragspine.eval.metrics``) over cases with
 ``narrative_docs``, judged per document, on the retriever's order from ``trace["chunk_ids"]``
@@ -214,13 +215,15 @@ def numeric_accuracy(case: GoldenCase, result: AgentResult, failures: list[str])
 
 def citation_validity(case: GoldenCase, result: AgentResult, failures: list[str]) -> bool | None:
     expect = case.expect
-    if not expect.values and not expect.narrative_docs:
+    if not expect.values and not expect.narrative_docs and not expect.cited_docs:
         return None
     before = len(failures)
     listed = {(s.doc, s.locator) for s in result.sources}
     for wanted in expect.values:
         if (wanted.doc, wanted.locator) not in listed:
             failures.append(f"{wanted.key}: {wanted.doc} · {wanted.locator} not in sources")
+    cited = {s.doc for s in result.sources}
+    failures += [f"{doc} not in sources" for doc in expect.cited_docs if doc not in cited]
     for source in result.sources:
         if not _named(result.answer, source.doc, source.locator):
             failures.append(f"source {source.doc} · {source.locator} not named in the answer")
