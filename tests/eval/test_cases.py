@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ragspine.agent.types import ClarifyMode
+from ragspine.demo.corpora import Corpus
 from ragspine.errors import UsageError
 from ragspine.eval.cases import (
     REFUSING_MODES,
@@ -20,7 +21,6 @@ from ragspine.eval.cases import (
     load_golden,
     parse_case,
 )
-from ragspine.eval.corpora import Corpus
 from ragspine.profile.sensitivity import Sensitivity
 from tests.eval.answers import HK_2024
 

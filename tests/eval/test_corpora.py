@@ -10,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragspine.agent.consistency import FactCheck
-from ragspine.demo.corpus import demo_documents
-from ragspine.demo.corpus_content import STRATEGY
-from ragspine.demo.corpus_writers import Para
-from ragspine.demo.tour import CORPUS_DIR
-from ragspine.eval import corpora, runner
-from ragspine.eval.cases import DEFAULT_REFERENCE_DATE, GoldenCase
-from ragspine.eval.corpora import (
+from ragspine.demo import corpora
+from ragspine.demo.corpora import (
     POISONED_MEMO,
     STRATEGY_COPY,
     STRATEGY_NEAR_COPY,
@@ -26,6 +21,12 @@ from ragspine.eval.corpora import (
     poisoned_memo,
     write_extra,
 )
+from ragspine.demo.corpus import demo_documents
+from ragspine.demo.corpus_content import STRATEGY
+from ragspine.demo.corpus_writers import Para
+from ragspine.demo.tour import CORPUS_DIR
+from ragspine.eval import runner
+from ragspine.eval.cases import DEFAULT_REFERENCE_DATE, GoldenCase
 from ragspine.eval.runner import ask_with
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.passages import same_passage

@@ -40,7 +40,7 @@ CATEGORIES = (
     "number_in_question",
     "injection",
     "false_premise",
-    # Asked over the trust corpus (``eval.corpora``), or the demo's pending restatement.
+    # Asked over the trust corpus (``demo.corpora``), or the demo's pending restatement.
     "poisoned_memo",
     "duplicate_files",
     "conflicting_narrative",

@@ -1,7 +1,7 @@
 """The golden answer set: judged questions over the demo corpus, as typed cases.
 
 Each JSONL line is one case: the question, the reference date and clearance it is asked with,
-the corpus it is asked over (``eval.corpora``: the demo corpus unless it names another), its
+the corpus it is asked over (``demo.corpora``: the demo corpus unless it names another), its
 tags, and what a correct answer does (``expect``): which clarification mode the gateway
 takes, whether the answer must be a refusal, which facts it must state and cite (value, unit,
 document and locator, judged against the corpus's ground truth), which narrative documents
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ragspine.agent.types import ClarifyMode
-from ragspine.eval.corpora import Corpus
+from ragspine.demo.corpora import Corpus
 from ragspine.eval.jsonl import read_records
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 

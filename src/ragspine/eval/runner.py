@@ -3,7 +3,7 @@
 ``run_golden_eval`` takes the asking as a callable, so the same set runs against any workspace
 and provider; ``ask_with`` builds that callable for a workspace folder, opening it once per
 clearance level the cases need. The folder holds the demo corpus; a case over another corpus
-(``eval.corpora``) is asked in a workspace built for that corpus in a temporary folder the
+(``demo.corpora``) is asked in a workspace built for that corpus in a temporary folder the
 first time a case needs it, and kept for the rest of the run. ``run_splits`` scores the
 shipped dev and held-out splits.
 """
@@ -18,9 +18,9 @@ from typing import Self
 
 from ragspine.agent.consistency import FactCheck
 from ragspine.agent.types import AgentResult
+from ragspine.demo.corpora import Corpus, build_corpus_workspace
 from ragspine.errors import UsageError
 from ragspine.eval.cases import GoldenCase, Split, load_golden
-from ragspine.eval.corpora import Corpus, build_corpus_workspace
 from ragspine.eval.report import EvalRun, GoldenReport, build_report
 from ragspine.eval.scoring import NARRATIVE_K, score_case
 from ragspine.facade import RAGSpine

@@ -44,7 +44,7 @@ _FUNCTION_CHARS = frozenset("的了在是和与及对为把被这那其之也都
 
 
 # Verbs of change end a clause rather than name a kind of thing: in 业务增长 the word 增长 is
-# what the business did, and 收入同比增长 speaks of growth too, so they are never "modified".
+# what the business did, and 规模同比增长 speaks of growth too, so they are never "modified".
 _PREDICATES = frozenset(
     {
         *("增长", "下降", "上升", "减少", "增加", "提升", "改善", "变化", "变动", "影响"),
