@@ -20,6 +20,7 @@ from ragspine.storage.postgres.migrations import (  # noqa: E402
     schema_version,
     upgrade,
 )
+from ragspine.storage.postgres.workspace_store import PostgresWorkspaceStore  # noqa: E402
 
 __all__ = [
     "DEFAULT_SCHEMA",
@@ -27,6 +28,7 @@ __all__ = [
     "MIGRATIONS",
     "PostgresDatabase",
     "PostgresFactStore",
+    "PostgresWorkspaceStore",
     "schema_version",
     "upgrade",
 ]
