@@ -17,7 +17,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 
-from ragspine.errors import StoreError
+from ragspine.errors import StoreError, UsageError
 
 DEFAULT_SCHEMA = "ragspine"
 # Unquoted lower-case identifiers only: the name goes into SET search_path and CREATE SCHEMA,
@@ -28,9 +28,9 @@ CONNECT_SECONDS = 10.0
 
 
 def check_schema_name(schema: str) -> str:
-    """``schema`` if it is a plain lower-case identifier; ``StoreError`` otherwise."""
+    """``schema`` if it is a plain lower-case identifier; ``UsageError`` otherwise."""
     if not _SCHEMA_NAME.fullmatch(schema):
-        raise StoreError(
+        raise UsageError(
             f"PostgreSQL schema name {schema!r} is not a plain identifier "
             "(lower-case letters, digits and _, not starting with a digit, at most 63)"
         )

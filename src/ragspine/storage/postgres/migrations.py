@@ -8,9 +8,10 @@ a replica never changes the schema under the others.
 
 from __future__ import annotations
 
+import psycopg
 from psycopg import sql
 
-from ragspine.errors import SchemaVersionError
+from ragspine.errors import SchemaVersionError, StoreError
 from ragspine.storage.postgres.connection import PostgresDatabase, redact
 from ragspine.storage.postgres.steps import LATEST_VERSION, MIGRATIONS, Migration
 
@@ -25,12 +26,20 @@ __all__ = ["LATEST_VERSION", "MIGRATIONS", "check_version", "schema_version", "u
 
 def schema_version(db: PostgresDatabase) -> int:
     """The newest step applied to ``db``'s schema; 0 when it holds no RAGSpine tables."""
-    with db.connection() as conn:
-        row = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
-        if row is None or not row[0]:
-            return 0
-        row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
-        return int(row[0]) if row is not None else 0
+    try:
+        with db.connection() as conn:
+            row = conn.execute("SELECT to_regclass('schema_version') IS NOT NULL").fetchone()
+            if row is None or not row[0]:
+                return 0
+            row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+            return int(row[0]) if row is not None else 0
+    except psycopg.Error as exc:
+        raise _failure(db, "read the schema version", exc) from exc
+
+
+def _failure(db: PostgresDatabase, action: str, exc: psycopg.Error) -> StoreError:
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return StoreError(f"PostgreSQL database {db.describe()}: cannot {action}: {reason}")
 
 
 def upgrade_command(db: PostgresDatabase) -> str:
@@ -63,24 +72,31 @@ def upgrade(db: PostgresDatabase, *, target: int = LATEST_VERSION) -> list[Migra
     """Apply every step after the schema's version up to ``target``; the steps applied."""
     if not 0 <= target <= LATEST_VERSION:
         raise SchemaVersionError(f"no schema version {target}; the latest is {LATEST_VERSION}")
-    with db.transaction() as conn:
-        # Serialises concurrent upgrades of one schema (CREATE SCHEMA IF NOT EXISTS races).
-        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ragspine:{db.schema}",))
-        conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(db.schema)))
-        conn.execute(_VERSION_TABLE)
-        row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
-        have = int(row[0]) if row is not None else 0
-        if have > LATEST_VERSION:
-            raise SchemaVersionError(
-                f"PostgreSQL database {db.describe()} is at schema version {have}, newer than "
-                f"this ragspine understands ({LATEST_VERSION}); upgrade ragspine"
-            )
-        pending = [step for step in MIGRATIONS if have < step.version <= target]
-        for step in pending:
-            for statement in step.statements:
-                conn.execute(statement)
+    step: Migration | None = None
+    try:
+        with db.transaction() as conn:
+            # Serialises concurrent upgrades of one schema (CREATE SCHEMA IF NOT EXISTS races).
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"ragspine:{db.schema}",))
             conn.execute(
-                "INSERT INTO schema_version (version, description) VALUES (%s, %s)",
-                (step.version, step.description),
+                sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(db.schema))
             )
+            conn.execute(_VERSION_TABLE)
+            row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
+            have = int(row[0]) if row is not None else 0
+            if have > LATEST_VERSION:
+                raise SchemaVersionError(
+                    f"PostgreSQL database {db.describe()} is at schema version {have}, newer "
+                    f"than this ragspine understands ({LATEST_VERSION}); upgrade ragspine"
+                )
+            pending = [step for step in MIGRATIONS if have < step.version <= target]
+            for step in pending:
+                for statement in step.statements:
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_version (version, description) VALUES (%s, %s)",
+                    (step.version, step.description),
+                )
+    except psycopg.Error as exc:
+        action = "upgrade the schema" if step is None else f"apply schema step {step.version}"
+        raise _failure(db, f"{action} (nothing was changed)", exc) from exc
     return pending
