@@ -135,5 +135,22 @@ _WORKSPACE = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE)
+_VECTORS = Migration(
+    3,
+    "chunk vectors",
+    (
+        # float32 little-endian bytes: a 384-dimension vector is 1.5 KB, and a replica
+        # catching up reads 100k of them straight into numpy. The foreign key drops a chunk's
+        # vector with the chunk, so re-ingesting a document never leaves stale vectors.
+        """CREATE TABLE chunk_vectors (
+            chunk_id text PRIMARY KEY REFERENCES chunks (chunk_id) ON DELETE CASCADE,
+            model text NOT NULL CHECK (model <> ''),
+            dimension integer NOT NULL CHECK (dimension > 0),
+            vector bytea NOT NULL CHECK (octet_length(vector) = 4 * dimension)
+        )""",
+        "CREATE INDEX chunk_vectors_model ON chunk_vectors (model)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS)
 LATEST_VERSION = MIGRATIONS[-1].version

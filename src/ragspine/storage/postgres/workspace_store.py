@@ -1,4 +1,5 @@
-"""The PostgreSQL workspace store: facts plus the manifest, text blocks, chunks and review queue.
+"""The PostgreSQL workspace store: facts plus the manifest, text blocks, chunks (and their
+vectors) and the review queue.
 
 The same behaviour as :class:`~ragspine.storage.ingest_store.SQLiteWorkspaceStore`, pinned by
 the one conformance suite: everything one document contributes is replaced, renamed or
@@ -9,10 +10,11 @@ the previous version intact.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import psycopg
+from numpy.typing import ArrayLike
 from psycopg.types.json import Jsonb
 
 from ragspine.profile.sensitivity import Sensitivity
@@ -36,6 +38,12 @@ from ragspine.storage.postgres.fact_store import (
     fact_of_row,
     rank_sql,
     rows_of,
+)
+from ragspine.storage.postgres.vectors import (
+    Vector,
+    drop_restricted_vectors,
+    read_vectors,
+    write_vectors,
 )
 
 Connection = psycopg.Connection[Any]
@@ -153,6 +161,7 @@ class PostgresWorkspaceStore(PostgresFactStore):
                     f"UPDATE {table} SET sensitivity = %s WHERE doc_id = %s",
                     (sensitivity, doc_id),
                 )
+            drop_restricted_vectors(conn, doc_id)
             conn.execute(
                 f"UPDATE review_items SET sensitivity = %s WHERE doc_id = %s AND NOT "
                 f"(reason = '{CONFLICT}' AND {rank_sql('sensitivity')} > {rank_sql('%s')})",
@@ -245,6 +254,28 @@ class PostgresWorkspaceStore(PostgresFactStore):
         )
         state = repr((rows, sorted(self.held_locators().items())))
         return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+
+    # --- vectors --------------------------------------------------------------------------
+
+    def put_vectors(
+        self, model: str, vectors: Mapping[str, ArrayLike], *, persist_restricted: bool = False
+    ) -> int:
+        """Store one vector per chunk for ``model`` (replacing any earlier one); rows written.
+
+        Every chunk must be stored (``StoreError`` otherwise, and nothing is written); the
+        vector of a RESTRICTED chunk is left out unless ``persist_restricted``. A vector goes
+        with its chunk: re-ingesting or removing the document deletes it.
+        """
+        with self._transaction(f"write {len(vectors)} vectors") as conn:
+            return write_vectors(conn, model, vectors, persist_restricted=persist_restricted)
+
+    def get_vectors(self, model: str, chunk_ids: Sequence[str] | None = None) -> dict[str, Vector]:
+        """The stored float32 vectors of ``model`` by chunk id (missing ids are absent)."""
+        try:
+            with self._db.connection() as conn:
+                return read_vectors(conn, model, chunk_ids)
+        except psycopg.Error as exc:
+            raise self._failure("read vectors", exc) from exc
 
     # --- review queue ----------------------------------------------------------------------
 
@@ -384,6 +415,7 @@ def _raise_rows(conn: Connection, doc_id: str, level: Sensitivity) -> None:
             f"UPDATE {table} SET sensitivity = %s WHERE doc_id = %s AND {below}",
             (level.value, doc_id, level.rank),
         )
+    drop_restricted_vectors(conn, doc_id)
 
 
 def _delete_rows(conn: Connection, doc_id: str) -> None:
