@@ -7,7 +7,10 @@ answers exactly as the embedded one.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from ragspine.storage.documents import (
     PendingValue,
     ReviewItem,
 )
+from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 from tests.storage.backends import BACKENDS, open_workspace_store
 from tests.storage.test_ingest_store import block, fact, proposal, record
@@ -186,3 +190,55 @@ def test_a_document_round_trips_its_manifest_row(store: WorkspaceStoreProtocol) 
     assert store.get_document("a.pptx") == dataclasses.replace(row, n_facts=1, n_blocks=1)
     assert store.list_documents() == [store.get_document("a.pptx")]
     assert store.get_document("missing") is None
+
+
+@pytest.fixture
+def second_store(store: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Another store (another connection) on the same database as ``store``."""
+    backend = "sqlite" if isinstance(store, SQLiteWorkspaceStore) else "postgres"
+    with open_workspace_store(backend, request, tmp_path) as opened:
+        yield opened
+
+
+def _together(*writes: Callable[[], None]) -> None:
+    """Run the writes in threads released at the same moment; re-raise the first failure."""
+    barrier = threading.Barrier(len(writes))
+
+    def run(write: Callable[[], None]) -> None:
+        barrier.wait()
+        write()
+
+    with ThreadPoolExecutor(len(writes)) as pool:
+        for future in [pool.submit(run, write) for write in writes]:
+            future.result()
+
+
+def test_two_writers_of_one_document_take_turns(store: Any, second_store: Any) -> None:
+    def versions(writer: Any, name: str) -> Callable[[], None]:
+        def write() -> None:
+            for n in range(8):
+                chunks = [chunk("a.pptx", i, text=f"{name}{n}") for i in range(1, 4)]
+                facts = [fact("a.pptx", float(n))]
+                writer.replace_document(record("a.pptx", f"{name}{n}"), facts, [], [], chunks)
+
+        return write
+
+    _together(versions(store, "x"), versions(second_store, "y"))
+
+    doc = store.get_document("a.pptx")
+    assert doc is not None
+    assert {c.text for c in store.list_chunks()} == {doc.content_hash}
+    assert len(store.list_chunks()) == 3 and store.count_facts() == 1
+
+
+def test_copies_written_at_once_end_at_one_level(store: Any, second_store: Any) -> None:
+    for n in range(4):
+        content = f"same-{n}"
+        public = record(f"public/{n}.pptx", content)
+        secret = dataclasses.replace(record(f"vault/{n}.pptx", content), sensitivity="RESTRICTED")
+        _together(
+            functools.partial(store.replace_document, public, [], [], []),
+            functools.partial(second_store.replace_document, secret, [], [], []),
+        )
+        levels = {store.get_document(d.doc_id).sensitivity for d in (public, secret)}
+        assert levels == {"RESTRICTED"}, n

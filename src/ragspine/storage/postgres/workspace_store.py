@@ -80,6 +80,21 @@ _AUDIT_REVIEW = "INSERT INTO review_audit (item_id, action, detail, at) VALUES (
 class PostgresWorkspaceStore(PostgresFactStore):
     """The fact store plus ingestion's tables, in the same schema and transactions."""
 
+    def _lock(self, conn: Connection, *names: str) -> None:
+        """Hold these locks until the transaction ends, in the order given.
+
+        SQLite runs one writer at a time; here several workers write at once, so the writes
+        to one document take turns (a second replace would otherwise collide on its chunk
+        ids), and so do the writes to one content hash: copies of one content are levelled
+        by whichever write comes second, which must see the first one committed. Callers
+        take document locks (sorted) before the content lock, so no two wait on each other.
+        """
+        for name in names:
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))",
+                (self._db.schema, name),
+            )
+
     # --- documents ---------------------------------------------------------------------
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
@@ -108,6 +123,8 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 raise ValueError(f"fact of {fact.source_doc_id!r} filed under {doc_id!r}")
         now = utc_timestamp()
         with self._transaction(f"replace document {doc_id!r}") as conn:
+            self._lock(conn, *(f"doc:{d}" for d in sorted({doc_id, replaces or doc_id})))
+            self._lock(conn, f"content:{record.content_hash}")
             _delete_rows(conn, doc_id)
             if replaces is not None and replaces != doc_id:
                 _delete_rows(conn, replaces)
@@ -148,6 +165,12 @@ class PostgresWorkspaceStore(PostgresFactStore):
         sensitive document, whose level it took.
         """
         with self._transaction(f"update metadata of {doc_id!r}") as conn:
+            self._lock(conn, f"doc:{doc_id}")
+            found = conn.execute(
+                "SELECT content_hash FROM documents WHERE doc_id = %s", (doc_id,)
+            ).fetchone()
+            if found is not None:
+                self._lock(conn, f"content:{found[0]}")
             conn.execute(
                 "UPDATE documents SET metadata_hash = %s, sensitivity = %s WHERE doc_id = %s",
                 (metadata_hash, sensitivity, doc_id),
@@ -169,16 +192,14 @@ class PostgresWorkspaceStore(PostgresFactStore):
             )
             now = utc_timestamp()
             _audit_document(conn, doc_id, override_note, now)
-            row = conn.execute(
-                "SELECT content_hash FROM documents WHERE doc_id = %s", (doc_id,)
-            ).fetchone()
-            if row is not None:
-                _level_copies(conn, str(row[0]), now)
+            if found is not None:
+                _level_copies(conn, str(found[0]), now)
 
     def remove_document(self, doc_id: str) -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
         go in one transaction (the audit log is history and stays). False if it was unknown."""
         with self._transaction(f"remove document {doc_id!r}") as conn:
+            self._lock(conn, f"doc:{doc_id}")
             _delete_rows(conn, doc_id)
             return _delete_manifest(conn, doc_id)
 
@@ -309,6 +330,11 @@ class PostgresWorkspaceStore(PostgresFactStore):
         """Close an item; an approval writes its fact and retires conflicting ones, atomically."""
         now = utc_timestamp()
         with self._transaction(f"resolve review item {item_id}") as conn:
+            owner = conn.execute(
+                "SELECT doc_id FROM review_items WHERE item_id = %s", (item_id,)
+            ).fetchone()
+            if owner is not None:
+                self._lock(conn, f"doc:{owner[0]}")
             if fact is not None:
                 conn.execute(FACT_UPSERT_SQL, rows_of([fact])[0])
             for old in superseded:
@@ -380,11 +406,10 @@ def _audit_document(conn: Connection, doc_id: str, note: str, now: str) -> None:
 
 def _level_copies(conn: Connection, content_hash: str, now: str) -> None:
     """Raise every copy of one content to the highest level any of them holds (the rule and
-    its reasons are on ``ingest_store._level_copies``). Copies are locked first, so two
-    writers levelling the same content take turns."""
+    its reasons are on ``ingest_store._level_copies``); the caller holds the content's lock."""
     copies = conn.execute(
         "SELECT doc_id, sensitivity, content_sensitivity FROM documents "
-        "WHERE content_hash = %s ORDER BY doc_id FOR UPDATE",
+        "WHERE content_hash = %s ORDER BY doc_id",
         (content_hash,),
     ).fetchall()
     if len(copies) < 2:
