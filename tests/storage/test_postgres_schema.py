@@ -20,6 +20,7 @@ from ragspine.storage.postgres import (  # noqa: E402
     schema_version,
     upgrade,
 )
+from ragspine.storage.postgres.connection import redact  # noqa: E402
 from tests.storage.conformance import make_fact  # noqa: E402
 
 
@@ -121,6 +122,22 @@ def test_an_unreachable_server_is_a_store_error_without_the_password() -> None:
     with pytest.raises(StoreError, match="cannot open PostgreSQL") as raised:
         PostgresDatabase(url, schema="ragspine")
     assert "s3cret" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://ann:pw@db:5432/x", "postgresql://ann:***@db:5432/x"),
+        ("postgresql://:pw@db/x", "postgresql://:***@db/x"),
+        (
+            "postgresql://ann@db/x?password=pw&sslmode=require",
+            "postgresql://ann@db/x?password=***&sslmode=require",
+        ),
+        ("postgresql://db/x", "postgresql://db/x"),
+    ],
+)
+def test_messages_never_show_a_password(url: str, shown: str) -> None:
+    assert redact(url) == shown
 
 
 def test_a_read_only_store_cannot_write(postgres_database: tuple[str, str]) -> None:

@@ -38,12 +38,13 @@ def check_schema_name(schema: str) -> str:
 
 
 def redact(url: str) -> str:
-    """``url`` without its password, for messages."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+    """``url`` without its password (``user:PASSWORD@`` or ``password=``), for messages."""
+    hidden = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"(password=)[^&\s]*", r"\1***", hidden)
 
 
 class PostgresDatabase:
-    """A connection pool onto one schema of one database, shared by every store on it.
+    """A connection pool onto one schema of one database: what each PostgreSQL store holds.
 
     Connections run in autocommit; :meth:`transaction` and :meth:`snapshot` group statements.
     A snapshot pins its connection to the calling thread, so every read inside it sees the
@@ -67,9 +68,7 @@ class PostgresDatabase:
         try:
             psycopg.connect(url, connect_timeout=int(CONNECT_SECONDS)).close()
         except psycopg.Error as exc:
-            raise StoreError(
-                f"cannot open PostgreSQL database {self.describe()}: {' '.join(str(exc).split())}"
-            ) from exc
+            raise self._unreachable(exc) from exc
         self._pool = psycopg_pool.ConnectionPool(
             url,
             min_size=1,
@@ -84,10 +83,14 @@ class PostgresDatabase:
             self._pool.open(wait=True, timeout=CONNECT_SECONDS)
         except psycopg.Error as exc:
             self._pool.close()
-            raise StoreError(f"cannot open PostgreSQL database {self.describe()}: {exc}") from exc
+            raise self._unreachable(exc) from exc
 
     def describe(self) -> str:
         return f"{redact(self.url)} (schema {self.schema})"
+
+    def _unreachable(self, exc: psycopg.Error) -> StoreError:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        return StoreError(f"cannot open PostgreSQL database {self.describe()}: {reason}")
 
     def _configure(self, conn: psycopg.Connection[Any]) -> None:
         # UTC: timestamps come back in the zone the canonical fact timestamps are written in.
@@ -126,10 +129,6 @@ class PostgresDatabase:
                 yield
             finally:
                 self._pinned.conn = None
-
-    @property
-    def closed(self) -> bool:
-        return self._pool.closed
 
     def close(self) -> None:
         self._pool.close()
