@@ -1,5 +1,6 @@
-"""Session-wide plugins for the whole suite: the CI guard against unexpected skips."""
+"""Session-wide plugins for the whole suite: the CI guard against unexpected skips, and the
+fixtures of tests that run against the real PostgreSQL server."""
 
 from __future__ import annotations
 
-pytest_plugins = ["tests.skip_guard"]
+pytest_plugins = ["tests.skip_guard", "tests.postgres_server"]

@@ -21,6 +21,10 @@ class StoreError(RagSpineError):
     """A fact store could not be opened or written."""
 
 
+class SchemaVersionError(StoreError):
+    """A database's schema is at another version than this ragspine's (upgrade one of them)."""
+
+
 class WorkspaceNotFoundError(RagSpineError):
     """A workspace or database that must already exist does not."""
 

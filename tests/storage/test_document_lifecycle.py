@@ -1,14 +1,17 @@
 """A document's life in the workspace store: listed, moved to a new name, continued, removed.
 
-Each change is one transaction: the failures here are real SQLite aborts raised by a trigger
-in the middle of the write, and the store must come out exactly as it went in.
+Each change is one transaction: the failures here are real aborts raised by a database
+trigger in the middle of the write, and the store must come out exactly as it went in. Every
+test runs against each backend (``tests/storage/backends.py``).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,21 +20,33 @@ from ragspine.ingestion import review
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
+from tests.storage.backends import BACKENDS, open_workspace_store
 from tests.storage.test_ingest_store import block, fact, proposal, record
 
+# Every table a document's rows live in, for comparing a whole PostgreSQL schema.
+_TABLES = (
+    "fact_metric",
+    "documents",
+    "text_blocks",
+    "chunks",
+    "review_items",
+    "review_audit",
+    "document_audit",
+)
 
-@pytest.fixture
-def store(tmp_path: Path) -> SQLiteWorkspaceStore:
-    s = SQLiteWorkspaceStore(tmp_path / "ws.db")
-    s.init_schema()
-    return s
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    with open_workspace_store(request.param, request, tmp_path) as opened:
+        yield opened
 
 
 def chunk(doc: str, n: int) -> Chunk:
     return Chunk(f"{doc}#{n}", doc, f"slide={n},notes", "t", "text", (), (), "zh", "INTERNAL")
 
 
-def add(store: SQLiteWorkspaceStore, doc: str, value: float = 1.0) -> None:
+def add(store: WorkspaceStoreProtocol, doc: str, value: float = 1.0) -> None:
     store.replace_document(
         record(doc),
         [fact(doc, value)],
@@ -44,18 +59,42 @@ def add(store: SQLiteWorkspaceStore, doc: str, value: float = 1.0) -> None:
     )
 
 
-def dump(store: SQLiteWorkspaceStore) -> list[str]:
-    with closing(sqlite3.connect(store.path)) as conn:
-        return list(conn.iterdump())
+def dump(store: Any) -> list[str]:
+    """Every row the store holds, as text, in a fixed order."""
+    if isinstance(store, SQLiteWorkspaceStore):
+        with closing(sqlite3.connect(store.path)) as conn:
+            return list(conn.iterdump())
+    with store.database.connection() as conn:
+        return [
+            f"{table}: {row}"
+            for table in _TABLES
+            for (row,) in conn.execute(f"SELECT t::text FROM {table} t ORDER BY 1")
+        ]
 
 
-def refuse(store: SQLiteWorkspaceStore, statement: str) -> None:
-    with closing(sqlite3.connect(store.path)) as conn:
-        conn.execute(f"CREATE TRIGGER refuse {statement} BEGIN SELECT RAISE(ABORT, 'refused'); END")
-        conn.commit()
+def refuse(store: Any, event: str, when: str = "") -> None:
+    """A trigger that aborts the write ``event`` names (when ``when`` holds) with 'refused'."""
+    if isinstance(store, SQLiteWorkspaceStore):
+        condition = f" WHEN {when}" if when else ""
+        with closing(sqlite3.connect(store.path)) as conn:
+            conn.execute(
+                f"CREATE TRIGGER refuse {event}{condition} "
+                "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
+            conn.commit()
+        return
+    condition = f" WHEN ({when})" if when else ""
+    with store.database.connection() as conn:
+        conn.execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER refuse {event} FOR EACH ROW{condition} EXECUTE FUNCTION refuse()"
+        )
 
 
-def test_summaries_count_what_each_document_holds_now(store: SQLiteWorkspaceStore) -> None:
+def test_summaries_count_what_each_document_holds_now(store: WorkspaceStoreProtocol) -> None:
     add(store, "a.pptx")
     add(store, "b.pptx", 2.0)
     (first, _) = store.list_review(ReviewState.OPEN, doc_id="a.pptx")
@@ -77,7 +116,7 @@ def test_summaries_count_what_each_document_holds_now(store: SQLiteWorkspaceStor
 
 
 def test_remove_takes_every_row_of_one_document_and_keeps_the_audit(
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
 ) -> None:
     add(store, "a.pptx")
     add(store, "b.pptx", 2.0)
@@ -95,7 +134,7 @@ def test_remove_takes_every_row_of_one_document_and_keeps_the_audit(
     assert store.remove_document("a.pptx") is False
 
 
-def test_a_failed_remove_changes_nothing(store: SQLiteWorkspaceStore) -> None:
+def test_a_failed_remove_changes_nothing(store: WorkspaceStoreProtocol) -> None:
     add(store, "a.pptx")
     refuse(store, "BEFORE DELETE ON documents")
     before = dump(store)
@@ -107,7 +146,7 @@ def test_a_failed_remove_changes_nothing(store: SQLiteWorkspaceStore) -> None:
 
 
 def test_a_move_replaces_the_old_name_and_continues_its_items(
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
 ) -> None:
     add(store, "old.pptx")
     approved, label = store.list_review(doc_id="old.pptx")
@@ -146,9 +185,9 @@ def test_a_move_replaces_the_old_name_and_continues_its_items(
     assert store.audit_log(label.item_id) == []
 
 
-def test_a_failed_move_leaves_the_old_name_whole(store: SQLiteWorkspaceStore) -> None:
+def test_a_failed_move_leaves_the_old_name_whole(store: WorkspaceStoreProtocol) -> None:
     add(store, "old.pptx")
-    refuse(store, "BEFORE INSERT ON documents WHEN NEW.doc_id = 'new.pptx'")
+    refuse(store, "BEFORE INSERT ON documents", "NEW.doc_id = 'new.pptx'")
     before = dump(store)
 
     with pytest.raises(StoreError, match="refused"):
@@ -165,7 +204,7 @@ def test_a_failed_move_leaves_the_old_name_whole(store: SQLiteWorkspaceStore) ->
 
 
 def test_a_changed_item_starts_open_and_an_unchanged_one_keeps_its_decision(
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
 ) -> None:
     add(store, "a.pptx")
     approved, label = store.list_review(doc_id="a.pptx")

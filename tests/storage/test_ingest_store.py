@@ -1,10 +1,15 @@
-"""The workspace store: one document's facts, blocks and review items move together."""
+"""The workspace store: one document's facts, blocks and review items move together.
+
+Every test taking ``store`` runs against each backend (``tests/storage/backends.py``).
+"""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,13 +18,18 @@ from ragspine.ingestion import review
 from ragspine.storage.documents import DocumentRecord, ReviewItem, ReviewState, TextBlockRow
 from ragspine.storage.facts import Fact
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
+from tests.storage.backends import BACKENDS, open_workspace_store
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> SQLiteWorkspaceStore:
-    s = SQLiteWorkspaceStore(tmp_path / "ws.db")
-    s.init_schema()
-    return s
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    with open_workspace_store(request.param, request, tmp_path) as opened:
+        yield opened
+
+
+def test_implements_the_protocol(store: WorkspaceStoreProtocol) -> None:
+    assert isinstance(store, WorkspaceStoreProtocol)
 
 
 def record(doc: str, content: str = "h1") -> DocumentRecord:
@@ -77,7 +87,7 @@ def proposal(doc: str, value: float) -> dict[str, object]:
     }
 
 
-def test_replace_document_swaps_everything_of_one_document(store: SQLiteWorkspaceStore) -> None:
+def test_replace_document_swaps_everything_of_one_document(store: WorkspaceStoreProtocol) -> None:
     store.replace_document(
         record("a.pptx"),
         [fact("a.pptx", 1.0)],
@@ -102,7 +112,7 @@ def test_replace_document_swaps_everything_of_one_document(store: SQLiteWorkspac
     assert doc is not None and (doc.content_hash, doc.n_facts, doc.n_blocks) == ("h2", 1, 2)
 
 
-def test_a_failing_replace_leaves_the_previous_version(store: SQLiteWorkspaceStore) -> None:
+def test_a_failing_replace_leaves_the_previous_version(store: WorkspaceStoreProtocol) -> None:
     store.replace_document(record("a.pptx"), [fact("a.pptx", 1.0)], [block("a.pptx", 1, "x")], [])
     duplicate_blocks = [block("a.pptx", 1, "y"), block("a.pptx", 1, "y")]  # primary key clash
     with pytest.raises(StoreError):
@@ -112,7 +122,7 @@ def test_a_failing_replace_leaves_the_previous_version(store: SQLiteWorkspaceSto
     assert store.get_document("a.pptx").content_hash == "h1"  # type: ignore[union-attr]
 
 
-def test_metadata_update_reapplies_sensitivity_everywhere(store: SQLiteWorkspaceStore) -> None:
+def test_metadata_update_reapplies_sensitivity_everywhere(store: WorkspaceStoreProtocol) -> None:
     store.replace_document(
         record("a.pptx"),
         [fact("a.pptx", 1.0)],
@@ -127,7 +137,7 @@ def test_metadata_update_reapplies_sensitivity_everywhere(store: SQLiteWorkspace
 
 
 def test_approving_a_conflict_retires_the_other_value_and_is_idempotent(
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
 ) -> None:
     store.replace_document(record("a.pptx"), [fact("a.pptx", 1320.0)], [], [])
     store.replace_document(
@@ -155,7 +165,7 @@ def test_approving_a_conflict_retires_the_other_value_and_is_idempotent(
         review.reject(store, item.item_id)
 
 
-def test_correction_rejection_and_items_without_facts(store: SQLiteWorkspaceStore) -> None:
+def test_correction_rejection_and_items_without_facts(store: WorkspaceStoreProtocol) -> None:
     store.replace_document(
         record("b.pptx"),
         [],

@@ -10,16 +10,8 @@ from pathlib import Path
 import pytest
 
 from ragspine.errors import StoreError
-from ragspine.storage.fact_store import FactStore, FactStoreProtocol
-from tests.storage.conformance import DECK, FactStoreConformance, make_fact
-
-
-class TestSQLiteFactStore(FactStoreConformance):
-    @pytest.fixture
-    def store(self, tmp_path: Path) -> Iterator[FactStoreProtocol]:
-        with FactStore(tmp_path / "facts.db") as store:
-            store.init_schema()
-            yield store
+from ragspine.storage.fact_store import FactStore
+from tests.storage.conformance import DECK, make_fact
 
 
 @pytest.fixture

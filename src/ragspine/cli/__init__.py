@@ -1,5 +1,5 @@
 """The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, serve,
-review, documents, eval, keys, faq.
+review, documents, eval, keys, faq, db.
 
 Every error ends with one plain line ``error: <message>`` on stderr and the exit code from
 ``ragspine.errors`` (0 success, 1 the work ran but failed, 2 usage or missing input), so scripts
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli import ask, demo, documents, evaluate, faq, ingest, keys, serve
+from ragspine.cli import ask, db, demo, documents, evaluate, faq, ingest, keys, serve
 from ragspine.cli.common import (
     OneLineErrors,
     guarded,
@@ -70,6 +70,7 @@ app.add_typer(documents.documents_app, name="documents")
 app.add_typer(evaluate.eval_app, name="eval")
 app.add_typer(keys.keys_app, name="keys")
 app.add_typer(faq.faq_app, name="faq")
+app.add_typer(db.db_app, name="db")
 
 
 def main() -> None:

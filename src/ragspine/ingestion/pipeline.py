@@ -53,7 +53,7 @@ from ragspine.retrieval.chunking import chunk_blocks
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
 from ragspine.storage.facts import Fact
-from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 
 # Bumped whenever the readers extract more or differently, so unchanged files already in a
 # workspace are read again on the next ingest. 2: chart values, OCR'd scans, borderless and
@@ -216,7 +216,7 @@ def mapping_version(profile: DomainProfile) -> str:
 
 def ingest(
     paths: Sequence[Path],
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
     profile: DomainProfile,
     *,
     dry_run: bool = False,
@@ -266,7 +266,7 @@ def ingest(
 
 
 def _vanished(
-    store: SQLiteWorkspaceStore, folders: Sequence[Path], sources: Sequence[SourceFile]
+    store: WorkspaceStoreProtocol, folders: Sequence[Path], sources: Sequence[SourceFile]
 ) -> list[DocumentRecord]:
     """Documents ingested from under ``folders`` whose file is no longer among ``sources``.
 
@@ -286,7 +286,7 @@ def _vanished(
 
 
 def _renames(
-    sources: Sequence[SourceFile], gone: Sequence[DocumentRecord], store: SQLiteWorkspaceStore
+    sources: Sequence[SourceFile], gone: Sequence[DocumentRecord], store: WorkspaceStoreProtocol
 ) -> dict[str, DocumentRecord]:
     """New document id → the vanished document with the same bytes (each used once)."""
     by_hash: dict[str, list[DocumentRecord]] = {}
@@ -307,7 +307,7 @@ def _renames(
 
 def _ingest_one(
     source: SourceFile,
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
     glossary: Glossary,
     version: str,
     dry_run: bool,
@@ -471,7 +471,7 @@ def _update_metadata(
     previous: DocumentRecord,
     metadata: dict[str, object],
     metadata_hash: str,
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
     dry_run: bool,
 ) -> FileResult:
     """Same bytes, new sidecar: combine the stored content level with it (no re-read), so the
@@ -489,7 +489,7 @@ def _update_metadata(
 
 
 def _stored_level(
-    store: SQLiteWorkspaceStore, doc_id: str, decision: SensitivityDecision, dry_run: bool
+    store: WorkspaceStoreProtocol, doc_id: str, decision: SensitivityDecision, dry_run: bool
 ) -> tuple[str, str]:
     """The level the document was stored at, and the note on it: the decision's own, unless
     a copy of the same content holds a higher level, which the store gave this one too."""
@@ -513,7 +513,7 @@ def _build(
     document: ExtractedDocument,
     glossary: Glossary,
     metadata: dict[str, object],
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
     content_hash: str,
     version: str,
     replaced: str,
@@ -639,7 +639,7 @@ class _Conflict:
 
 
 def _check_conflicts(
-    own: set[str], candidates: list[CandidateFact], store: SQLiteWorkspaceStore
+    own: set[str], candidates: list[CandidateFact], store: WorkspaceStoreProtocol
 ) -> tuple[list[CandidateFact], list[_Conflict]]:
     """Keep the first statement of each key; a different value later, here or in another
     document already stored, is a conflict for a reviewer — never a silent overwrite.

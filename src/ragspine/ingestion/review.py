@@ -21,11 +21,11 @@ from ragspine.ingestion.tables import ReviewReason
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import Fact, ReviewStatus, utc_timestamp
-from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 
 
 def approve(
-    store: SQLiteWorkspaceStore, item_id: int, *, correct: float | None = None
+    store: WorkspaceStoreProtocol, item_id: int, *, correct: float | None = None
 ) -> tuple[ReviewItem, bool]:
     """Approve an item; returns the item and whether anything changed."""
     item = _get(store, item_id)
@@ -65,7 +65,7 @@ def approve(
 
 
 def _release(
-    store: SQLiteWorkspaceStore, item: ReviewItem, correct: float | None
+    store: WorkspaceStoreProtocol, item: ReviewItem, correct: float | None
 ) -> tuple[ReviewItem, bool]:
     """Approve a held passage: it proposes no fact, and approving makes it retrievable."""
     if correct is not None:
@@ -77,7 +77,9 @@ def _release(
     return _get(store, item.item_id), True
 
 
-def reject(store: SQLiteWorkspaceStore, item_id: int, *, note: str = "") -> tuple[ReviewItem, bool]:
+def reject(
+    store: WorkspaceStoreProtocol, item_id: int, *, note: str = ""
+) -> tuple[ReviewItem, bool]:
     item = _get(store, item_id)
     if item.state == ReviewState.REJECTED:
         return item, False
@@ -184,7 +186,7 @@ def fact_from_proposal(proposed: dict[str, object], correct: float | None) -> Fa
     )
 
 
-def _get(store: SQLiteWorkspaceStore, item_id: int) -> ReviewItem:
+def _get(store: WorkspaceStoreProtocol, item_id: int) -> ReviewItem:
     item = store.get_review(item_id)
     if item is None:
         raise ReviewError(f"no review item {item_id}")

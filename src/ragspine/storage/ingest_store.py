@@ -211,12 +211,12 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_block_row(b) for b in blocks],
             )
-            _insert_review(conn, doc_id, review, now, _carry_note(record, replaces))
+            _insert_review(conn, doc_id, review, now, carry_note(record, replaces))
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
                 f"VALUES ({', '.join('?' for _ in range(14))})",
                 (
-                    *_doc_values(record),
+                    *doc_values(record),
                     record.ingested_at or now,
                     len(facts),
                     len(blocks),
@@ -527,7 +527,8 @@ def _delete_manifest(conn: sqlite3.Connection, doc_id: str) -> bool:
     return conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount > 0
 
 
-def _carry_note(record: DocumentRecord, replaces: str | None) -> str:
+def carry_note(record: DocumentRecord, replaces: str | None) -> str:
+    """The audit note of a decision carried over to a re-ingested or renamed document."""
     where = f"{record.doc_id} (renamed from {replaces})" if replaces else record.doc_id
     return f"unchanged in {where}, content {record.content_hash[:12]}"
 
@@ -567,7 +568,8 @@ def _json(value: dict[str, object] | None) -> str | None:
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _doc_values(record: DocumentRecord) -> tuple[object, ...]:
+def doc_values(record: DocumentRecord) -> tuple[object, ...]:
+    """The manifest columns a record brings itself, ``doc_id`` to ``mapping_version``."""
     return (
         record.doc_id,
         record.source_path,

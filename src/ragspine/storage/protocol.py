@@ -1,13 +1,25 @@
-"""The seam every fact store implements (SQLite embedded, PostgreSQL for scale-out)."""
+"""The seams every store implements (SQLite embedded, PostgreSQL for scale-out): facts, and
+the workspace store that adds ingestion's manifest, text blocks, chunks and review queue."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Protocol, Self, runtime_checkable
 
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.storage.facts import DEFAULT_CHANNEL, Fact, ReviewStatus
+from ragspine.storage.chunks import Chunk
+from ragspine.storage.documents import (
+    AuditEntry,
+    DocumentRecord,
+    DocumentSummary,
+    PendingValue,
+    ReviewItem,
+    ReviewState,
+    TextBlockRow,
+)
+from ragspine.storage.facts import DEFAULT_CHANNEL, Fact, FactKey, ReviewStatus
 
 
 @runtime_checkable
@@ -105,3 +117,82 @@ class FactStoreProtocol(Protocol):
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None: ...
+
+
+@runtime_checkable
+class WorkspaceStoreProtocol(FactStoreProtocol, Protocol):
+    """Facts plus everything else ingestion writes, one document at a time.
+
+    Every write that touches a document (replace, metadata update, removal, a review decision)
+    is one transaction: a reader never sees half a document, and a failure leaves the previous
+    state. The behaviour is pinned by ``tests/storage`` on every backend.
+    """
+
+    read_only: bool
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Run the block's reads against one commit; nests by joining."""
+        ...
+
+    def get_document(self, doc_id: str) -> DocumentRecord | None: ...
+
+    def list_documents(self) -> list[DocumentRecord]: ...
+
+    def replace_document(
+        self,
+        record: DocumentRecord,
+        facts: Sequence[Fact],
+        blocks: Sequence[TextBlockRow],
+        review: Sequence[ReviewItem],
+        chunks: Sequence[Chunk] = (),
+        *,
+        replaces: str | None = None,
+        override_note: str = "",
+    ) -> None:
+        """Swap in everything one document contributes (see ``SQLiteWorkspaceStore``)."""
+        ...
+
+    def update_document_metadata(
+        self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
+    ) -> None: ...
+
+    def remove_document(self, doc_id: str) -> bool: ...
+
+    def document_summaries(self) -> list[DocumentSummary]: ...
+
+    def approved_values(self, key: FactKey, exclude_docs: Collection[str]) -> list[Fact]: ...
+
+    def list_blocks(self, doc_id: str | None = None) -> list[TextBlockRow]: ...
+
+    def count_blocks(self) -> int: ...
+
+    def list_chunks(self, doc_id: str | None = None) -> list[Chunk]: ...
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]: ...
+
+    def held_locators(self) -> dict[str, tuple[str, ...]]: ...
+
+    def chunk_state(self) -> str: ...
+
+    def list_review(
+        self, state: ReviewState | None = None, *, doc_id: str | None = None
+    ) -> list[ReviewItem]: ...
+
+    def get_review(self, item_id: int) -> ReviewItem | None: ...
+
+    def resolve_review(
+        self,
+        item_id: int,
+        state: ReviewState,
+        *,
+        fact: Fact | None = None,
+        superseded: Sequence[Fact] = (),
+        corrected_value: float | None = None,
+        note: str = "",
+    ) -> None: ...
+
+    def pending_values(self, key: FactKey, *, clearance: Sensitivity) -> list[PendingValue]: ...
+
+    def document_audit(self, doc_id: str) -> list[AuditEntry]: ...
+
+    def audit_log(self, item_id: int | None = None) -> list[AuditEntry]: ...

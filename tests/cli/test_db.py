@@ -1,0 +1,76 @@
+"""``ragspine db upgrade``: the PostgreSQL schema steps applied from the command line."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from ragspine.cli import app
+from ragspine.cli.db import DEFAULT_SCHEMA
+
+runner = CliRunner()
+
+
+def test_the_cli_default_schema_is_the_stores() -> None:
+    storage = pytest.importorskip("ragspine.storage.postgres")
+    assert storage.DEFAULT_SCHEMA == DEFAULT_SCHEMA
+
+
+def test_upgrade_applies_the_steps_then_finds_nothing_to_do(
+    postgres_url: str, postgres_schema: str
+) -> None:
+    from ragspine.storage.postgres import LATEST_VERSION, MIGRATIONS, PostgresFactStore
+
+    args = ["db", "upgrade", "--database-url", postgres_url, "--schema", postgres_schema]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert lines[:-1] == [f"applied step {s.version}: {s.description}" for s in MIGRATIONS]
+    assert lines[-1].endswith(f"schema version {LATEST_VERSION} (upgraded from 0)")
+
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0
+    assert again.stdout.splitlines() == [
+        f"{postgres_url} (schema {postgres_schema}): schema version {LATEST_VERSION} "
+        "(already up to date)"
+    ]
+    with PostgresFactStore(postgres_url, schema=postgres_schema) as store:
+        assert store.count_facts() == 0
+
+
+def test_the_url_may_come_from_the_environment(postgres_url: str, postgres_schema: str) -> None:
+    result = runner.invoke(
+        app,
+        ["db", "upgrade", "--schema", postgres_schema],
+        env={"RAGSPINE_DATABASE_URL": postgres_url},
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "(upgraded from 0)" in result.stdout
+
+
+def test_a_workspace_path_is_a_usage_error() -> None:
+    result = runner.invoke(app, ["db", "upgrade", "--database-url", "ws/ragspine.db"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "error: --database-url must be a postgresql:// URL, got 'ws/ragspine.db'\n"
+    )
+
+
+def test_an_unreachable_server_fails_in_one_line_without_the_password() -> None:
+    pytest.importorskip("psycopg")
+    url = "postgresql://someone:s3cret@127.0.0.1:1/test"
+    result = runner.invoke(app, ["db", "upgrade", "--database-url", url])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "error: cannot open PostgreSQL database postgresql://someone:***@127.0.0.1:1/test "
+        "(schema ragspine): "
+    )
+    assert len(result.stderr.splitlines()) == 1 and "s3cret" not in result.stderr
+
+
+def test_a_bad_schema_name_is_refused(postgres_url: str) -> None:
+    result = runner.invoke(
+        app, ["db", "upgrade", "--database-url", postgres_url, "--schema", "Robert'); DROP"]
+    )
+    assert result.exit_code == 2
+    assert "is not a plain identifier" in result.stderr
