@@ -370,6 +370,7 @@ def _ask_events(answer: ServiceAskResponse) -> Iterator[bytes]:
             "answer_kind": answer.answer_kind,
             "clarification": answer.clarification.model_dump(),
             "cache": answer.cache.model_dump(),
+            "tool_results": answer.tool_results,
         },
     )
     for index, text in enumerate(paragraphs(answer.answer)):
