@@ -74,6 +74,7 @@ from ragspine.service.schemas import (
 )
 from ragspine.service.settings import ServiceSettings
 from ragspine.service.uploads import new_batch_name, store_upload
+from ragspine.service.web import install_web
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import ReviewStatus
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -174,6 +175,7 @@ def create_app(
     _jobs(app, service)
     _review(app, service)
     _previews(app, service)
+    install_web(app)
     return app
 
 
