@@ -2,7 +2,7 @@
 // per-file results, and the review queue with approve / reject / approve-with-correction.
 import { getJson, postForm, postJson } from "./api.js";
 import { byId, el } from "./dom.js";
-import { formatNumber, t } from "./i18n.js";
+import { formatNumber, periodLabel, t } from "./i18n.js";
 
 const POLL_MS = 400;
 
@@ -106,7 +106,7 @@ function installDrop() {
 function proposal(item) {
   const p = item.proposed;
   if (!p) return null;
-  return el("p", { class: "proposed" }, `${t("proposed")} ${p.metric_code} · ${p.entity} · ${p.period_type}${p.period} · ${p.channel}: `,
+  return el("p", { class: "proposed" }, `${t("proposed")} ${p.metric_code} · ${p.entity} · ${periodLabel(p.period_type, p.period)} · ${p.channel}: `,
     el("strong", { text: `${formatNumber(p.value)} ${p.unit}` }));
 }
 

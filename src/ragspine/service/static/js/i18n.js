@@ -122,6 +122,11 @@ export function formatNumber(value) {
   }).format(value);
 }
 
+// A stored period as the engine writes it: FY2025, 2025H1, 2025Q3.
+export function periodLabel(type, period) {
+  return type === "FY" ? `FY${period}` : `${period}${type}`;
+}
+
 // The static wording of the page: elements name their string with data-i18n.
 export function applyStatic() {
   document.documentElement.lang = lang() === "zh" ? "zh-CN" : "en";

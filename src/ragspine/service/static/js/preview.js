@@ -2,7 +2,7 @@
 // /v1/sources/preview returns them for the current key.
 import { getJson } from "./api.js";
 import { byId, el } from "./dom.js";
-import { formatNumber, t, unitLabel } from "./i18n.js";
+import { formatNumber, periodLabel, t, unitLabel } from "./i18n.js";
 
 function factsTable(facts) {
   const head = ["metric", "entity", "period", "channel", "value"].map((k) => el("th", { text: t(k) }));
@@ -12,7 +12,7 @@ function factsTable(facts) {
       {},
       el("td", { text: f.metric }),
       el("td", { text: f.entity }),
-      el("td", { text: `${f.period_type}${f.period}` }),
+      el("td", { text: periodLabel(f.period_type, f.period) }),
       el("td", { text: f.channel }),
       el("td", { class: "preview-value", text: `${formatNumber(f.value)} ${unitLabel(f.unit)}` }),
     ),
