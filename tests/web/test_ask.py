@@ -189,3 +189,28 @@ def test_the_page_works_from_the_keyboard_alone(page: Page, served: Served) -> N
     page.keyboard.press("ArrowRight")
     assert page.locator("#panel-docs").is_visible()
     assert page.locator("#tab-docs").evaluate("node => node === document.activeElement")
+
+
+def test_a_partial_answer_shows_the_found_figure_and_lists_what_is_missing(
+    page: Page, served: Served
+) -> None:
+    open_page(page, served, served.keys.internal)
+    card = ask(page, "香港FY2021到FY2025的收入")
+    assert card.get_attribute("data-kind") == "partial"
+    assert card.locator(".fact .what").inner_text() == "REVENUE · ACME_HK · FY2025"
+    assert card.locator(".not-found .missing li").inner_text() == (
+        "REVENUE · ACME_HK · FY2021 · TOTAL"
+    )
+
+
+def test_a_vetted_faq_answer_is_marked_with_its_item_and_source(page: Page, served: Served) -> None:
+    open_page(page, served, served.keys.internal)
+    card = ask(page, "Which dividend policy do we follow?")
+    assert card.locator(".badge.faq").inner_text() == (
+        "Vetted FAQ answer (dividend-policy, version 1)"
+    )
+    assert "progressive dividend policy" in card.locator(".text").inner_text()
+    assert card.locator(".sources .chip").inner_text() == (
+        "reports/ACME_annual_report_2025.pdf · page=1,para=5"
+    )
+    snap(page, "faq")

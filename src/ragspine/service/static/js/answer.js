@@ -13,6 +13,10 @@ export function narrowed(question, option) {
   return `${question.trim()} ${code ? code[1] : option}`;
 }
 
+function slots(...parts) {
+  return parts.join(" · ");
+}
+
 function optionButtons(question, options, reask) {
   return el(
     "div",
@@ -40,27 +44,22 @@ function factCard(fact) {
       unit ? " " : null,
       unit ? el("span", { class: "unit", text: unit }) : null,
     ),
-    el("div", { class: "what", text: `${fact.metric_code} · ${fact.entity} · ${fact.period_label}` }),
+    el("div", { class: "what", text: slots(fact.metric_code, fact.entity, fact.period_label) }),
     sourceChip(fact.source),
   );
 }
 
+// What a not-found or unrecognised result asked for: its slots, or the unread parameter.
+function missingText(result) {
+  const asked = result.normalized;
+  return asked
+    ? slots(asked.metric_code, asked.entity, asked.period_label, asked.channel)
+    : `${result.param}: ${result.raw}`;
+}
+
 function missingList(results) {
-  const missing = results.filter((r) => r.status !== "found" && r.status !== "error");
-  return el(
-    "ul",
-    { class: "missing" },
-    missing.map((r) =>
-      el(
-        "li",
-        {
-          text: r.normalized
-            ? [r.normalized.metric_code, r.normalized.entity, r.normalized.period_label, r.normalized.channel].join(" · ")
-            : `${r.param}: ${r.raw}`,
-        },
-      ),
-    ),
-  );
+  const missing = results.filter((r) => r.status === "not_found" || r.status === "unrecognized");
+  return el("ul", { class: "missing" }, missing.map((r) => el("li", { text: missingText(r) })));
 }
 
 function badges(meta) {
@@ -71,7 +70,9 @@ function badges(meta) {
     { class: "badges" },
     el("span", { class: "badge route", text: routes[meta.route] || meta.route }),
     el("span", { class: "badge kind", text: kinds[meta.answer_kind] || meta.answer_kind }),
-    meta.cache?.hit ? el("span", { class: "badge faq", text: t("faq", meta.cache.faq_id, meta.cache.version) }) : null,
+    meta.cache?.hit
+      ? el("span", { class: "badge faq", text: t("faq", meta.cache.faq_id, meta.cache.version) })
+      : null,
   );
 }
 
@@ -146,7 +147,10 @@ export class AnswerCard {
 
   part(part) {
     let text = part.text;
-    if (this.note && text.startsWith(this.note)) text = text.slice(this.note.length).replace(/^\n/, "");
+    // The assumption note opens the answer's text; the banner already shows it.
+    if (this.note && text.startsWith(this.note)) {
+      text = text.slice(this.note.length).replace(/^\n/, "");
+    }
     if (text) this.target.append(renderPart(text));
   }
 

@@ -39,10 +39,21 @@ function resultsTable(results) {
 class JobCard {
   constructor(names) {
     this.title = names.join(", ");
-    this.bar = el("progress", { max: "1", value: "0", "aria-label": t("progressLabel", this.title) });
+    this.bar = el("progress", {
+      max: "1",
+      value: "0",
+      "aria-label": t("progressLabel", this.title),
+    });
     this.state = el("p", { class: "job-state", role: "status", text: t("uploading") });
     this.results = el("div");
-    this.node = el("div", { class: "job" }, el("strong", { text: this.title }), this.bar, this.state, this.results);
+    this.node = el(
+      "div",
+      { class: "job" },
+      el("strong", { text: this.title }),
+      this.bar,
+      this.state,
+      this.results,
+    );
   }
 
   show(job) {
@@ -50,7 +61,8 @@ class JobCard {
     this.node.className = `job job-state-${job.state}`;
     this.bar.value = job.progress;
     const state = t("jobState")[job.state] || job.state;
-    this.state.textContent = `${state} · ${job.files_done}/${job.files_total}${job.error ? ` · ${job.error}` : ""}`;
+    const counted = `${state} · ${job.files_done}/${job.files_total}`;
+    this.state.textContent = job.error ? `${counted} · ${job.error}` : counted;
     this.results.replaceChildren(job.results.length ? resultsTable(job.results) : "");
   }
 }
@@ -106,21 +118,30 @@ function installDrop() {
 function proposal(item) {
   const p = item.proposed;
   if (!p) return null;
-  return el("p", { class: "proposed" }, `${t("proposed")} ${p.metric_code} · ${p.entity} · ${periodLabel(p.period_type, p.period)} · ${p.channel}: `,
-    el("strong", { text: `${formatNumber(p.value)} ${p.unit}` }));
+  const period = periodLabel(p.period_type, p.period);
+  return el(
+    "p",
+    { class: "proposed" },
+    `${t("proposed")} ${p.metric_code} · ${p.entity} · ${period} · ${p.channel}: `,
+    el("strong", { text: `${formatNumber(p.value)} ${p.unit}` }),
+  );
 }
 
 async function decide(item, verb, body) {
   const status = byId("review-status");
   try {
     await postJson(`/v1/review/${item.item_id}/${verb}`, body);
-    status.textContent = verb === "approve" ? t("approved", item.item_id) : t("rejected", item.item_id);
+    status.textContent = t(verb === "approve" ? "approved" : "rejected", item.item_id);
     status.classList.remove("error");
   } catch (error) {
     status.textContent = t("failed", error.message);
     status.classList.add("error");
   }
   await loadReview();
+}
+
+function button(kind, text, onclick) {
+  return el("button", { type: "button", class: kind, text, onclick });
 }
 
 function actions(item) {
@@ -130,18 +151,13 @@ function actions(item) {
   return el(
     "div",
     { class: "review-actions" },
-    el("button", { type: "button", class: "approve", text: t("approve"), onclick: () => decide(item, "approve", {}) }),
-    el("button", { type: "button", class: "reject", text: t("reject"), onclick: () => decide(item, "reject", {}) }),
+    button("approve", t("approve"), () => decide(item, "approve", {})),
+    button("reject", t("reject"), () => decide(item, "reject", {})),
     el("label", { for: inputId, text: t("correctLabel") }),
     input,
-    el("button", {
-      type: "button",
-      class: "approve-corrected",
-      text: t("approveCorrected"),
-      onclick: () => {
-        if (input.value === "" || !input.checkValidity()) return input.focus();
-        decide(item, "approve", { correct: Number(input.value) });
-      },
+    button("approve-corrected", t("approveCorrected"), () => {
+      if (input.value === "" || !input.checkValidity()) return input.focus();
+      return decide(item, "approve", { correct: Number(input.value) });
     }),
   );
 }
@@ -158,7 +174,9 @@ function reviewItem(item) {
     el("p", { class: "where", text: `${item.doc} · ${item.locator}` }),
     el("p", { class: "detail", text: item.detail }),
     proposal(item),
-    item.corrected_value !== null ? el("p", { text: `→ ${formatNumber(item.corrected_value)}` }) : null,
+    item.corrected_value !== null
+      ? el("p", { text: `→ ${formatNumber(item.corrected_value)}` })
+      : null,
     actions(item),
   );
 }

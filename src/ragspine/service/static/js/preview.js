@@ -5,7 +5,8 @@ import { byId, el } from "./dom.js";
 import { formatNumber, periodLabel, t, unitLabel } from "./i18n.js";
 
 function factsTable(facts) {
-  const head = ["metric", "entity", "period", "channel", "value"].map((k) => el("th", { text: t(k) }));
+  const columns = ["metric", "entity", "period", "channel", "value"];
+  const head = columns.map((k) => el("th", { text: t(k) }));
   const rows = facts.map((f) =>
     el(
       "tr",
@@ -20,7 +21,13 @@ function factsTable(facts) {
   return el(
     "div",
     { class: "table-wrap" },
-    el("table", {}, el("caption", { text: t("facts") }), el("thead", {}, el("tr", {}, head)), el("tbody", {}, rows)),
+    el(
+      "table",
+      {},
+      el("caption", { text: t("facts") }),
+      el("thead", {}, el("tr", {}, head)),
+      el("tbody", {}, rows),
+    ),
   );
 }
 
@@ -29,7 +36,14 @@ function passages(list) {
     "section",
     {},
     el("h3", { text: t("passages") }),
-    list.map((p) => el("div", {}, p.title ? el("h4", { text: p.title }) : null, el("p", { class: "passage", text: p.text }))),
+    list.map((p) =>
+      el(
+        "div",
+        {},
+        p.title ? el("h4", { text: p.title }) : null,
+        el("p", { class: "passage", text: p.text }),
+      ),
+    ),
   );
 }
 
@@ -50,7 +64,10 @@ export async function openPreview(doc, locator, opener) {
     );
   } catch (error) {
     body.replaceChildren(
-      el("p", { class: "error", text: error.status === 404 ? t("noPreview") : t("failed", error.message) }),
+      el("p", {
+        class: "error",
+        text: error.status === 404 ? t("noPreview") : t("failed", error.message),
+      }),
     );
   }
 }
