@@ -129,6 +129,13 @@ def page(browser: Browser) -> Iterator[Page]:
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
+    # A refused 401 or 404 is part of a test; a blocked load (CSP) never is.
+    tab.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     yield tab
     context.close()
     assert not errors, f"the page raised: {errors}"

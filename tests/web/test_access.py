@@ -155,3 +155,17 @@ def test_the_first_render_loads_every_asset_from_this_server_only(
     assert sum(loaded.values()) < FIRST_RENDER_LIMIT
     policy = page.request.get(served.base_url + "/").headers["content-security-policy"]
     assert "default-src 'none'" in policy and "script-src 'self'" in policy
+
+
+# Every control a user fills in or picks from, with the name a screen reader gives it.
+UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea")]
+  .filter((node) => node.labels.length === 0 && !node.getAttribute("aria-label"))
+  .map((node) => node.outerHTML)"""
+
+
+def test_every_input_has_a_label(page: Page, served: Served) -> None:
+    open_page(page, served, served.keys.internal)
+    ask(page, "香港的营运利润是多少")
+    documents_tab(page)
+    page.locator(".review-item input").first.wait_for()
+    assert page.evaluate(UNLABELLED) == []
