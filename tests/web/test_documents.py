@@ -96,6 +96,8 @@ def test_a_review_item_is_approved_with_a_corrected_value_and_another_rejected(
     status.filter(has_text=f"复核项 {item} 已驳回").wait_for()
     page.locator("#review-state").select_option("all")
     page.locator(f'.review-item[data-item="{item}"][data-state=rejected]').wait_for()
+    approved = page.locator(".review-item[data-state=approved]", has_text="约1,300")
+    assert approved.locator(".corrected").inner_text() == "更正值：1,299"
     snap(page, "review-decided")
     page.locator("#tab-ask").click()
     card = ask(page, "What was ACME Group revenue in 2025Q3?")

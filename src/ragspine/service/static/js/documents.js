@@ -175,7 +175,7 @@ function reviewItem(item) {
     el("p", { class: "detail", text: item.detail }),
     proposal(item),
     item.corrected_value !== null
-      ? el("p", { text: `→ ${formatNumber(item.corrected_value)}` })
+      ? el("p", { class: "corrected", text: t("corrected", formatNumber(item.corrected_value)) })
       : null,
     actions(item),
   );
