@@ -71,6 +71,11 @@ def test_a_dropped_deck_is_ingested_while_its_job_progress_fills(
     assert cells[:2] == [DECK, "ingested"]
     assert int(cells[2]) >= 1  # facts
     snap(page, "upload-done")
+    page.reload()
+    documents_tab(page)
+    page.locator(".job[data-state=done]").wait_for()
+    again = page.locator(".job table.results tbody tr td").all_inner_texts()
+    assert again == cells, "a reload shows the tab's jobs again"
     page.locator("#tab-ask").click()
     card = ask(page, "香港FY2026的收入是多少")
     assert card.locator(".fact .value").inner_text().startswith("3,300")

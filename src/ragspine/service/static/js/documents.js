@@ -76,21 +76,55 @@ async function follow(card, jobId) {
   }
 }
 
-async function upload(files) {
-  if (!files.length) return;
-  const card = new JobCard([...files].map((f) => f.name));
-  byId("jobs").prepend(card.node);
-  const form = new FormData();
-  for (const file of files) form.append("files", file, file.name);
+// The tab's jobs (id and file names), so a reload shows them again and follows the unfinished.
+const JOBS = "ragspine.jobs";
+const JOBS_KEPT = 20;
+
+function keptJobs() {
   try {
-    const { job_id: jobId } = await postForm("/v1/ingest/jobs", form);
-    card.node.dataset.job = jobId;
-    await follow(card, jobId);
-    await loadReview();
+    return JSON.parse(sessionStorage.getItem(JOBS) || "[]");
+  } catch {
+    return [];
+  }
+}
+
+function keepJob(jobId, names) {
+  const kept = [{ jobId, names }, ...keptJobs()].slice(0, JOBS_KEPT);
+  sessionStorage.setItem(JOBS, JSON.stringify(kept));
+}
+
+async function watch(card, work) {
+  try {
+    await work();
   } catch (error) {
     card.node.dataset.state = "error";
     card.state.textContent = t("failed", error.message);
     card.state.classList.add("error");
+  }
+}
+
+async function upload(files) {
+  if (!files.length) return;
+  const names = [...files].map((f) => f.name);
+  const card = new JobCard(names);
+  byId("jobs").prepend(card.node);
+  const form = new FormData();
+  for (const file of files) form.append("files", file, file.name);
+  await watch(card, async () => {
+    const { job_id: jobId } = await postForm("/v1/ingest/jobs", form);
+    card.node.dataset.job = jobId;
+    keepJob(jobId, names);
+    await follow(card, jobId);
+    await loadReview();
+  });
+}
+
+function resumeJobs() {
+  for (const { jobId, names } of keptJobs().reverse()) {
+    const card = new JobCard(names);
+    card.node.dataset.job = jobId;
+    byId("jobs").prepend(card.node);
+    watch(card, () => follow(card, jobId));
   }
 }
 
@@ -196,6 +230,7 @@ export async function loadReview() {
 
 export function installDocuments() {
   installDrop();
+  resumeJobs();
   byId("review-state").addEventListener("change", loadReview);
   byId("review-refresh").addEventListener("click", loadReview);
 }
