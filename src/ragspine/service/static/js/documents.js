@@ -8,13 +8,23 @@ const POLL_MS = 400;
 
 function resultsTable(results) {
   const columns = ["file", "outcome", "facts", "chunks", "review", "warnings", "error"];
+  const labels = columns.map((c) => t(c));
+  const cells = (r) => [
+    r.name,
+    r.outcome,
+    String(r.facts),
+    String(r.chunks),
+    String(r.review),
+    r.warnings.join("; "),
+    r.error,
+  ];
   return el(
     "div",
     { class: "table-wrap" },
     el(
       "table",
       { class: "results" },
-      el("thead", {}, el("tr", {}, columns.map((c) => el("th", { text: t(c) })))),
+      el("thead", {}, el("tr", {}, labels.map((label) => el("th", { text: label })))),
       el(
         "tbody",
         {},
@@ -22,13 +32,8 @@ function resultsTable(results) {
           el(
             "tr",
             { class: `outcome-${r.outcome.replace(/\s+/g, "-")}` },
-            el("td", { text: r.name }),
-            el("td", { text: r.outcome }),
-            el("td", { text: String(r.facts) }),
-            el("td", { text: String(r.chunks) }),
-            el("td", { text: String(r.review) }),
-            el("td", { text: r.warnings.join("; ") }),
-            el("td", { text: r.error }),
+            // Each cell names its column, for the stacked layout on a narrow screen.
+            cells(r).map((text, i) => el("td", { "data-label": labels[i], text })),
           ),
         ),
       ),
