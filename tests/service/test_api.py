@@ -220,6 +220,8 @@ def test_the_stream_sends_meta_parts_sources_done_with_the_asked_answer(
     meta = sent[0][1]
     assert (meta["route"], meta["answer_kind"]) == (plain["route"], plain["answer_kind"])
     assert meta["clarification"] == plain["clarification"]
+    # The found facts (value, unit, period, entity, source) the web page draws its cards from.
+    assert meta["tool_results"] == plain["tool_results"] and meta["tool_results"]
     assert meta["request_id"] == response.headers["X-Request-ID"] == sent[-1][1]["request_id"]
     parts = [data for name, data in sent if name == "part"]
     assert [p["index"] for p in parts] == list(range(len(parts)))

@@ -74,6 +74,7 @@ from ragspine.service.schemas import (
 )
 from ragspine.service.settings import ServiceSettings
 from ragspine.service.uploads import new_batch_name, store_upload
+from ragspine.service.web import install_web
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import ReviewStatus
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -176,6 +177,7 @@ def create_app(
     _jobs(app, service)
     _review(app, service)
     _previews(app, service)
+    install_web(app)
     return app
 
 
@@ -387,6 +389,7 @@ def _ask_events(answer: ServiceAskResponse) -> Iterator[bytes]:
             "answer_kind": answer.answer_kind,
             "clarification": answer.clarification.model_dump(),
             "cache": answer.cache.model_dump(),
+            "tool_results": answer.tool_results,
         },
     )
     for index, text in enumerate(paragraphs(answer.answer)):
