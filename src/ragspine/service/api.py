@@ -1,6 +1,7 @@
 """The HTTP app: ``create_app(settings)`` serves one workspace (see docs/service.md).
 
-Every endpoint but ``/healthz``, ``/readyz``, ``/metrics`` and the OpenAPI pages needs an API
+Every endpoint but ``/healthz``, ``/readyz``, ``/metrics``, the OpenAPI pages and the web page
+(``/`` and its ``/static`` files, whose own calls send the key) needs an API
 key (``Authorization: Bearer <key>`` or ``X-API-Key``); the key's clearance decides what exists
 for its caller, on every endpoint that returns stored text. Blocking work (the agent, store
 reads, review decisions, writing uploads) runs on the answerer's thread pool, never on the
