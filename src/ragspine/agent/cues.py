@@ -512,6 +512,7 @@ STOPWORDS_EN = frozenset(
         "third",
         "fourth",
         "fiscal",
+        "financial",
         "fy",
         "q",
         "h1",
@@ -633,12 +634,13 @@ def cue_matcher(words_zh: tuple[str, ...], words_en: tuple[str, ...], kind: str)
     return AliasMatcher(AliasEntry(w, kind, w) for w in (*words_zh, *words_en))
 
 
-NARRATIVE = cue_matcher(NARRATIVE_ZH, NARRATIVE_EN, "narrative")
 NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
-# Concept, breakdown and interim words never overlap, so one automaton reads all three.
-MODIFIERS = AliasMatcher(
+# Narrative, concept, breakdown and interim words: one automaton reads all four (each pass over
+# a question has a fixed cost), and none of them is part of another.
+PROSE_AND_MODIFIERS = AliasMatcher(
     [
+        *(AliasEntry(w, "narrative", w) for w in (*NARRATIVE_ZH, *NARRATIVE_EN)),
         *(AliasEntry(w, "concept", w) for w in (*CONCEPT_ZH, *CONCEPT_EN)),
         *(AliasEntry(w, "breakdown", w) for w in (*BREAKDOWN_ZH, *BREAKDOWN_EN)),
         *(AliasEntry(w, "interim", w) for w in (*INTERIM_ZH, *INTERIM_EN)),

@@ -96,8 +96,9 @@ def parse_intent(
     periods, long_range = _periods(period_hits)
 
     cue_hits = {kind: list(matcher.finditer(residual)) for kind, matcher in _CUES.items()}
-    modifier_hits = list(cues.MODIFIERS.finditer(residual))
-    modifiers = {hit.kind for hit in modifier_hits}
+    prose_hits = list(cues.PROSE_AND_MODIFIERS.finditer(residual))
+    cue_hits["narrative"] = [hit for hit in prose_hits if hit.kind == "narrative"]
+    modifiers = {hit.kind for hit in prose_hits}
     if "interim" in modifiers:
         periods = tuple(dict.fromkeys(_interim(p) for p in periods))
     if "breakdown" in modifiers and not set(channels) & set(lex.breakdown):
@@ -105,11 +106,11 @@ def parse_intent(
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
     marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
-    cue_spans = [(h.start, h.end) for hits in cue_hits.values() for h in hits]
+    cue_spans = [(h.start, h.end) for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"])]
     names, unknown_metrics = _unknown_entities(
         marked,
         lex.places,
-        [*cue_spans, *((h.start, h.end) for h in modifier_hits)],
+        cue_spans,
         # Capitals mark a name only in a question that uses them: in one typed all in
         # lower case ("aia sales"), any leftover word may be a name.
         any_case=question.lower() == question,
@@ -159,7 +160,8 @@ def _interim(period: Period) -> Period:
     return Period(period.year, "H1") if period.type == "FY" else period
 
 
-_CUES = {"narrative": cues.NARRATIVE, "numeric": cues.NUMERIC, "growth": cues.GROWTH}
+# Narrative cues are read with the modifiers (``cues.PROSE_AND_MODIFIERS``).
+_CUES = {"numeric": cues.NUMERIC, "growth": cues.GROWTH}
 
 
 def _route(

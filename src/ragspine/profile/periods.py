@@ -117,23 +117,7 @@ _NOT_BEFORE = r"(?<![\d.,$¥￥A-Za-z])"
 _B = r"(?<![A-Za-z0-9])"
 _E = r"(?![A-Za-z0-9])"
 
-_REL_YEAR_ZH = {
-    "今年": 0,
-    "本年": 0,
-    "本年度": 0,
-    "本财年": 0,
-    "去年": -1,
-    "上年": -1,
-    "上一年": -1,
-    "上年度": -1,
-    "上一年度": -1,
-    "上财年": -1,
-    "上一财年": -1,
-    "上个财年": -1,
-    "上一个财年": -1,
-    "上一会计年度": -1,
-    "前年": -2,
-}
+_REL_YEAR_ZH = {"今年": 0, "本年": 0, "本年度": 0, "去年": -1, "上年": -1, "上一年": -1, "前年": -2}
 _REL_YEAR_EN = {
     "this year": 0,
     "current year": 0,
@@ -141,13 +125,6 @@ _REL_YEAR_EN = {
     "previous year": -1,
     "prior year": -1,
     "the year before last": -2,
-    **{
-        f"{when} {kind} year": offset
-        for when, offset in (("this", 0), ("current", 0), ("last", -1), ("previous", -1))
-        for kind in ("fiscal", "financial")
-    },
-    "prior fiscal year": -1,
-    "prior financial year": -1,
 }
 # "近三年", "the past five years": how many years, in words or digits.
 _COUNT_ZH = {**{w: n for n, w in enumerate("一二三四五六七八九十", start=1)}, "两": 2}
@@ -175,8 +152,14 @@ def _alt(words: list[str]) -> str:
     )
 
 
-_RY_ZH = _alt(list(_REL_YEAR_ZH))
-_RY_EN = _alt(list(_REL_YEAR_EN))
+# A question's relative years: the words above and their fiscal-year spellings (上一财年,
+# 上个财年, 本财年, 上一年度, last fiscal year, the previous financial year), kept compact
+# because several rules try them at every position they can start.
+_RY_ZH = r"今年|本(?:年度?|财年)|去年|上一?个?(?:年度?|财年)|上一会计年度|前年"
+_RY_EN = (
+    r"(?:this|current|last|previous|prior)\s+(?:(?:fiscal|financial)\s+)?year"
+    r"|the\s+year\s+before\s+last"
+)
 _ORD_Q = _alt(list(_ORDINAL_EN))
 # "fiscal 2025", "fiscal year 2025", "FY 2025" after an English quarter or half.
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|FY\s*)"
@@ -213,9 +196,16 @@ def _latest_years(raw: str, day: date, cal: FiscalCalendar) -> tuple[Period, Per
 
 
 def _rel_year(raw: str, day: date, cal: FiscalCalendar) -> int:
-    key = re.sub(r"\s+", " ", raw.strip().lower())
-    offset = _REL_YEAR_ZH.get(key, _REL_YEAR_EN.get(key, 0))
-    return cal.fiscal_year(day) + offset
+    return cal.fiscal_year(day) + _rel_offset(raw.strip().lower())
+
+
+def _rel_offset(word: str) -> int:
+    """0 for this year, -1 for the last one, -2 for the one before (``_RY_ZH``/``_RY_EN``)."""
+    if word.startswith(("前", "the")):
+        return -2
+    if word.startswith(("今", "本", "this", "current")):
+        return 0
+    return -1
 
 
 def _half_zh(raw: str) -> str:
@@ -320,16 +310,8 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
     # --- whole fiscal years
     (rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})(?![\d])", lambda m, d, c: Period(_year(m["y"]), "FY")),
     (
-        rf"{_B}(?:fiscal|financial)\s+(?:year\s+)?(?P<y>{_YEAR4})(?![\d])",
-        lambda m, d, c: Period(int(m["y"]), "FY"),
-    ),
-    (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*年?\s*(?:财年度?|财政年度|会计年度)",
         lambda m, d, c: Period(_year(m["y"]), "FY"),
-    ),
-    (
-        rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s+(?:fiscal|financial)\s+year{_E}",
-        lambda m, d, c: Period(int(m["y"]), "FY"),
     ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年度?(?![\d])",
@@ -344,7 +326,7 @@ _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
         lambda m, d, c: _latest_years(m["n"], d, c),
     ),
     (
-        rf"{_B}(?:the\s+)?(?:past|last|previous|prior|recent)\s+(?P<n>{_alt(list(_COUNT_EN))}|\d{{1,2}})"
+        rf"{_B}(?:past|last|previous|prior)\s+(?P<n>{_alt(list(_COUNT_EN))}|\d{{1,2}})"
         rf"\s+(?:(?:fiscal|financial|full)\s+)?years{_E}",
         lambda m, d, c: _latest_years(m["n"], d, c),
     ),
@@ -413,8 +395,13 @@ def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodM
 
 
 # What joins the two ends of a range of years: "FY2023 through FY2025", "2021到2025年",
-# "2021-2025", "from 2022 to 2024". "to" after "compare" pairs two years instead.
-_RANGE_JOIN = re.compile(r"\s*(?:[-–—~～至到]|(?:through|thru|to|until|till)(?![A-Za-z]))\s*")
+# "2021-2025", "from 2022 to 2024", "fiscal 2022 until fiscal 2024". "to" after "compare" pairs
+# two years instead.
+_RANGE_JOIN = re.compile(
+    r"\s*(?:[-–—~～至到]|(?:through|thru|to|until|till)(?![A-Za-z]))\s*"
+    r"(?:(?:fiscal|financial)\s+(?:year\s+)?)?",
+    re.IGNORECASE,
+)
 _COMPARING = re.compile(r"compar|versus|(?<![A-Za-z])vs(?![A-Za-z])", re.IGNORECASE)
 
 
@@ -452,7 +439,7 @@ def _joins(text: str, first: PeriodMatch, second: PeriodMatch) -> bool:
     join = _RANGE_JOIN.fullmatch(text, first.end, second.start)
     if join is None:
         return False
-    return not (join.group().strip().lower() == "to" and _COMPARING.search(text, 0, first.start))
+    return not (join.group().split()[0].lower() == "to" and _COMPARING.search(text, 0, first.start))
 
 
 # Column headers of reports name the year relative to the document's own period: "本年 / 上年",
