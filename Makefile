@@ -71,7 +71,7 @@ clean:
 # pip caches the wheel). eval-llm then runs the real-model tests (≈2 min) and gives the golden
 # cases that call the model a 15-min budget (measured: 10–12 s a case, so 70–92 of them against
 # a floor of 60; ≈15.5 min in all), so the target takes ≈30 minutes with a first build.
-# eval-llm-full asks every model-calling case of both splits (476) without a budget: ≈1.5–2 h.
+# eval-llm-full asks every model-calling case of both splits (491) without a budget: ≈1.5–2 h.
 LLM := $(VENV)/.installed-llm
 
 .PHONY: eval-llm eval-llm-full

@@ -7,10 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine.profile.periods import (
+    MAX_RANGE_YEARS,
     PERIOD_TYPES,
     FiscalCalendar,
     Period,
     find_periods,
+    merge_ranges,
     normalize_period,
 )
 
@@ -251,3 +253,124 @@ def test_label_is_found_inside_a_question(period: Period, template: str) -> None
 def test_a_bare_number_outside_the_year_range_is_never_a_period(number: int) -> None:
     assert find_periods(f"收入是{number}吗", REF) == []
     assert find_periods(f"revenue was {number}", REF) == []
+
+
+# --- period phrasings users write: two-digit years, fiscal-year words, relative fiscal years
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("25年上半年", "2025H1"),
+        ("24年下半年", "2024H2"),
+        ("24年", "FY2024"),
+        ("23年度", "FY2023"),
+        ("25年第三季度", "2025Q3"),
+        ("25年Q2", "2025Q2"),
+        ("24年财年", "FY2024"),
+        ("2024财政年度", "FY2024"),
+        ("2023会计年度", "FY2023"),
+        ("fiscal 2024", "FY2024"),
+        ("Fiscal year 2023", "FY2023"),
+        ("financial year 2022", "FY2022"),
+        ("the 2024 fiscal year", "FY2024"),
+        ("FY 2024", "FY2024"),
+    ],
+)
+def test_year_forms_users_write(text: str, label: str) -> None:
+    assert labels(text) == [label]
+
+
+@pytest.mark.parametrize("text", ["10年来", "3年期", "15年间", "收入1702", "增长9年多"])
+def test_durations_and_amounts_are_not_two_digit_years(text: str) -> None:
+    assert labels(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("上一财年", "FY2025"),
+        ("上个财年", "FY2025"),
+        ("本财年", "FY2026"),
+        ("上一年度", "FY2025"),
+        ("last fiscal year", "FY2025"),
+        ("the previous financial year", "FY2025"),
+        ("prior fiscal year", "FY2025"),
+        ("this fiscal year", "FY2026"),
+    ],
+)
+def test_relative_fiscal_years(text: str, label: str) -> None:
+    assert labels(text) == [label]
+
+
+def test_relative_fiscal_years_follow_the_calendar() -> None:
+    # A year ending in March: 2026-11-26 lies in FY2027, so the last fiscal year is FY2026.
+    march = FiscalCalendar(3)
+    assert labels("last fiscal year", REF, march) == ["FY2026"]
+    assert labels("上一财年", date(2026, 2, 1), march) == ["FY2025"]
+
+
+# --- several years: the latest N complete years and explicit ranges
+
+
+def span(text: str, day: date = REF, calendar: FiscalCalendar | None = None) -> list[list[str]]:
+    matches = merge_ranges(text, find_periods(text, day, calendar))
+    return [[p.label for p in m.periods] for m in matches]
+
+
+@pytest.mark.parametrize(
+    ("text", "years"),
+    [
+        ("近三年", ["FY2023", "FY2024", "FY2025"]),
+        ("最近两年", ["FY2024", "FY2025"]),
+        ("过去5个财年", ["FY2021", "FY2022", "FY2023", "FY2024", "FY2025"]),
+        ("the past three years", ["FY2023", "FY2024", "FY2025"]),
+        ("over the last 2 fiscal years", ["FY2024", "FY2025"]),
+    ],
+)
+def test_latest_complete_years(text: str, years: list[str]) -> None:
+    assert span(text) == [years]
+
+
+def test_latest_complete_years_follow_the_calendar() -> None:
+    # Year ending in March, asked in November 2026: FY2026 (to March 2026) is the latest.
+    assert span("近三年", REF, FiscalCalendar(3)) == [["FY2024", "FY2025", "FY2026"]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "FY2023 through FY2025",
+        "2023到2025年",
+        "2023年至2025年",
+        "2023-2025",
+        "2023–2025",
+        "from 2023 to 2025",
+        "FY2023 - FY2025",
+        "fiscal 2023 until fiscal 2025",
+    ],
+)
+def test_ranges_of_years(text: str) -> None:
+    assert span(text) == [["FY2023", "FY2024", "FY2025"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # two years to compare, not a range
+        ("compare 2021 to 2025", [["FY2021"], ["FY2025"]]),
+        ("FY2025 vs FY2023", [["FY2025"], ["FY2023"]]),
+        ("2023和2025年", [["FY2023"], ["FY2025"]]),
+        # backwards, or not whole years
+        ("2025到2023年", [["FY2025"], ["FY2023"]]),
+        ("2024Q1到2024Q3", [["2024Q1"], ["2024Q3"]]),
+    ],
+)
+def test_what_is_not_a_range(text: str, expected: list[list[str]]) -> None:
+    assert span(text) == expected
+
+
+def test_a_range_reports_how_many_years_it_spans() -> None:
+    (match,) = merge_ranges("2000到2025年", find_periods("2000到2025年", REF))
+    assert (match.first, match.period, match.years) == (p("FY2000"), p("FY2025"), 26)
+    assert match.years > MAX_RANGE_YEARS

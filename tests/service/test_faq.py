@@ -199,7 +199,7 @@ def test_an_item_above_the_callers_clearance_is_invisible(
 # An author's file with wordings the exclusions must turn away: each is the control question
 # ("股息政策是什么", which hits) plus the one thing that makes it a miss.
 EXCLUDED_WORDINGS = {
-    "新业务价值是什么意思": FaqMiss.STRUCTURED,  # a metric: routed to the figures
+    "新业务价值是什么意思": FaqMiss.SLOT_FILLED,  # a metric named (a what-is question: prose)
     "股息是多少": FaqMiss.STRUCTURED,  # asks for a figure
     "How much dividend do we pay?": FaqMiss.STRUCTURED,
     "香港的股息政策是什么": FaqMiss.SLOT_FILLED,  # an entity
@@ -542,7 +542,7 @@ def test_check_a_workspaces_file(runner: CliRunner, tmp_path: Path) -> None:
 
 def test_check_prints_file_line_problems_and_exits_1(runner: CliRunner, tmp_path: Path) -> None:
     path = tmp_path / "faq.toml"
-    text = _second(valid_from="2025-02-30") + "\n" + _item("nbv", "新业务价值是什么意思")
+    text = _second(valid_from="2025-02-30") + "\n" + _item("nbv", "新业务价值是多少")
     path.write_text(text, encoding="utf-8")
     result = runner.invoke(app, ["faq", "check", str(path)])
     assert result.exit_code == 1
@@ -550,7 +550,7 @@ def test_check_prints_file_line_problems_and_exits_1(runner: CliRunner, tmp_path
     assert result.stdout.splitlines() == [
         f"{path}:{_line_of(text, 'valid_from')}: faq 'rbc': valid_from 2025-02-30 is not a "
         "date; write YYYY-MM-DD",
-        f"{path}:{third}: faq 'nbv': '新业务价值是什么意思' is never served: it reads as a "
+        f"{path}:{third}: faq 'nbv': '新业务价值是多少' is never served: it reads as a "
         "request for a figure, which the agent answers from facts",
     ]
 

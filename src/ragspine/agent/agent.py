@@ -16,7 +16,7 @@ from datetime import date
 from itertools import product
 
 from ragspine.agent.clarify import clarify_scope
-from ragspine.agent.compare import comparison
+from ragspine.agent.compare import comparison, yearly_changes
 from ragspine.agent.consistency import FactCheck, pending_values
 from ragspine.agent.guard import ToolContext, run_tool_loop
 from ragspine.agent.messages import Messages, for_language
@@ -166,7 +166,7 @@ def _record_intent(trace: RequestTrace, intent: ParsedIntent) -> None:
     trace.metric_codes = list(intent.metrics)
     trace.entity_codes = list(intent.entities)
     trace.period_labels = [p.label for p in intent.periods]
-    trace.channel_codes = [intent.channel] if intent.channel else []
+    trace.channel_codes = list(intent.channels) or ([intent.channel] if intent.channel else [])
 
 
 def _apply_assumptions(intent: ParsedIntent, clarification: ClarificationResult) -> ParsedIntent:
@@ -219,11 +219,11 @@ def _subtasks(intent: ParsedIntent, profile: DomainProfile) -> list[Slots]:
 
     Only called once the gateway has a metric and assumed any missing entity or period.
     """
-    channel = intent.channel or profile.defaults.channel
+    channels = intent.channels or (intent.channel or profile.defaults.channel,)
     metrics = intent.metrics or ((intent.metric,) if intent.metric else ())
     entities = intent.entities or ((intent.entity,) if intent.entity else ())
     periods = intent.periods or ((intent.period,) if intent.period else ())
-    tasks = [Slots(m, e, p, channel) for m, e, p in product(metrics, entities, periods)]
+    tasks = [Slots(m, e, p, c) for m, e, p, c in product(metrics, entities, periods, channels)]
     if intent.growth and len(tasks) == 1:
         only = tasks[0]
         tasks.append(replace(only, period=only.period.previous_year()))
@@ -266,7 +266,7 @@ def _structured_answer(
     tasks: list[Slots],
     results: list[ToolResult],
 ) -> AgentResult:
-    """Render every line from tool results; add our own arithmetic for exactly two facts.
+    """Render every line from tool results; add our own arithmetic for two facts or a run of years.
 
     A found fact with a different value pending review is followed by that value and its
     source, and a comparison built on it is marked provisional.
@@ -283,11 +283,14 @@ def _structured_answer(
                 render_pending(r, p, run.msgs, default_channel, run.language) for p in waiting
             ]
     found = [r for r in results if isinstance(r, FoundFact)]
-    line = None
+    changes: list[str] = []
     if len(found) == len(results) == 2:
         line = comparison(found[0], found[1], run.profile, run.msgs)
-    if line:
-        lines.append(run.msgs.provisional(line) if disclosed else line)
+        changes = [line] if line else []
+    elif len(found) > 2:
+        changes = yearly_changes(found, run.profile, run.msgs)
+    if changes:
+        lines += [run.msgs.provisional(line) if disclosed else line for line in changes]
     elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact):
         lines.append(run.msgs.growth_missing(tasks[1].period.label))
     if not found:

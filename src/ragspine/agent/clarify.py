@@ -3,8 +3,9 @@
 Checked in this order, before any tool, retrieval or LLM call:
 1. refuse — the security gate re-screens the *raw* question (never the parser's fields), so a
    custom or LLM parser cannot talk its way past it;
-2. ask first — an entity the profile does not know, or no metric: guessing either would
-   answer a different question with a real-looking number;
+2. ask first — an entity the profile does not know, no metric or one it does not define, or
+   a range of more years than ``MAX_RANGE_YEARS``: guessing would answer a different question
+   with a real-looking number;
 3. assume and surface — a missing entity or period is filled with the home entity or the latest
    complete fiscal year, and the banner says so with one-click narrowing options;
 4. none.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from ragspine.agent.messages import for_language
+from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.security_gate import SecurityDecision, SecurityGate
 from ragspine.agent.types import (
     ClarificationResult,
@@ -25,7 +26,7 @@ from ragspine.agent.types import (
     Route,
 )
 from ragspine.profile.model import DomainProfile, EntityDef, MetricDef
-from ragspine.profile.periods import FiscalCalendar, Period
+from ragspine.profile.periods import MAX_RANGE_YEARS, FiscalCalendar, Period
 
 # The seeds' names for the modes and reasons.
 CLARIFY_OUT_OF_SCOPE_ENTITY = ClarifyMode.OUT_OF_SCOPE_ENTITY
@@ -36,6 +37,7 @@ CLARIFY_NONE = ClarifyMode.NONE
 REASON_COMPETITOR = ClarifyReason.COMPETITOR
 REASON_UNKNOWN_ENTITY = ClarifyReason.UNKNOWN_ENTITY
 REASON_MISSING_METRIC = ClarifyReason.MISSING_METRIC
+REASON_PERIOD_RANGE = ClarifyReason.PERIOD_RANGE
 
 __all__ = [
     "CLARIFY_ANSWER_WITH_ASSUMPTIONS",
@@ -44,6 +46,7 @@ __all__ = [
     "CLARIFY_OUT_OF_SCOPE_ENTITY",
     "REASON_COMPETITOR",
     "REASON_MISSING_METRIC",
+    "REASON_PERIOD_RANGE",
     "REASON_UNKNOWN_ENTITY",
     "ClarificationResult",
     "clarify_scope",
@@ -78,15 +81,32 @@ def clarify_scope(
             question=msgs.ask_entity(list(intent.unknown_entities), options),
             reason=ClarifyReason.UNKNOWN_ENTITY,
         )
-    if intent.metric is None:
+    if intent.metric is None or intent.unknown_metrics:
         options = [_metric_label(profile, m.code, intent.language) for m in profile.metrics]
+        unknown = list(intent.unknown_metrics)
         return ClarificationResult(
             mode=ClarifyMode.ASK_FIRST,
             narrowing_options=tuple(options),
-            question=msgs.ask_metric(options),
+            question=msgs.ask_unknown_metric(unknown, options)
+            if unknown
+            else msgs.ask_metric(options),
             reason=ClarifyReason.MISSING_METRIC,
         )
+    if intent.long_range is not None:
+        return _range_too_long(intent.long_range, msgs)
     return _assumptions(intent, reference_date or date.today(), profile)
+
+
+def _range_too_long(asked: tuple[Period, Period], msgs: Messages) -> ClarificationResult:
+    """Ask for a shorter range, offering its latest ``MAX_RANGE_YEARS`` years."""
+    first, last = asked
+    option = f"{last.years_later(1 - MAX_RANGE_YEARS).label}-{last.label}"
+    return ClarificationResult(
+        mode=ClarifyMode.ASK_FIRST,
+        narrowing_options=(option,),
+        question=msgs.range_too_long(first.label, last.label, MAX_RANGE_YEARS, option),
+        reason=ClarifyReason.PERIOD_RANGE,
+    )
 
 
 def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> ClarificationResult:

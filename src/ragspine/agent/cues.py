@@ -77,6 +77,10 @@ NARRATIVE_EN = (
     "perform",
     "performance",
     "happening",
+    "affect",
+    "affects",
+    "affected",
+    "affecting",
 )
 # Asking for a figure.
 NUMERIC_ZH = (
@@ -95,6 +99,9 @@ NUMERIC_ZH = (
     "增长率",
     "增幅",
     "是多少",
+    # "给我2025财年的数": figures asked for without naming one
+    "数",
+    "数据",
 )
 NUMERIC_EN = (
     "how much",
@@ -120,6 +127,18 @@ NUMERIC_EN = (
     "difference",
     "change",
     "level",
+    "numbers",
+    "data",
+    # what an unknown metric's name ends in ("combined ratio", "expense ratio")
+    "ratio",
+    "rate",
+    "margin",
+    "cost",
+    "costs",
+    "expense",
+    "expenses",
+    "premium",
+    "premiums",
 )
 # A year-on-year change of one figure, computed by our code from two found facts.
 GROWTH_ZH = (
@@ -140,6 +159,10 @@ GROWTH_ZH = (
     "下滑",
     "上涨",
     "增加",
+    "涨",
+    "跌",
+    "多了多少",
+    "高了多少",
 )
 GROWTH_EN = (
     "grow",
@@ -159,6 +182,64 @@ GROWTH_EN = (
     "rose",
     "fall",
     "fell",
+    "by how much",
+    "how much more",
+    "how much higher",
+    "how much lower",
+)
+# Asking what something is or is aimed at, not for its reported value: "What is 报行合一",
+# "X是什么", "What is the target for this metric" — answered from prose even when a metric is named,
+# unless the question also asks for an amount ("多少", "how much").
+CONCEPT_ZH = ("是什么", "什么是", "含义", "定义", "意思", "是指", "指什么", "目标", "指引")
+CONCEPT_EN = (
+    "what does",
+    "mean",
+    "means",
+    "meaning",
+    "definition",
+    "define",
+    "stand for",
+    "stands for",
+    "target",
+    "targets",
+    "goal",
+    "goals",
+    "guidance",
+    "objective",
+    "objectives",
+)
+# One figure per channel of the profile: "各渠道", "by channel".
+BREAKDOWN_ZH = (
+    "各渠道",
+    "各个渠道",
+    "每个渠道",
+    "分渠道",
+    "按渠道",
+    "渠道分布",
+    "渠道拆分",
+    "渠道构成",
+    "渠道明细",
+    "各销售渠道",
+)
+BREAKDOWN_EN = (
+    "by channel",
+    "per channel",
+    "each channel",
+    "every channel",
+    "across channels",
+    "channel breakdown",
+    "channel split",
+    "channel mix",
+    "by distribution channel",
+)
+# The first half of a fiscal year named by a year: "2025年中期", "interim 2025",
+# "half-year sales 2025" — the year's FY becomes its H1.
+INTERIM_ZH = ("中期", "半年度", "半年报", "中报", "半年")
+INTERIM_EN = ("interim", "half-year", "half year", "halfyear", "half-yearly", "semi-annual")
+# Words that explicitly ask for an amount, so a concept cue does not send the question to
+# prose ("What is the target, and how much was achieved?").
+AMOUNT_ASKED = frozenset(
+    {"多少", "是多少", "几", "数值", "金额", "how much", "how many", "value", "figure", "figures"}
 )
 
 # Asking about now: an answer vetted once cannot be today's (the FAQ short-circuit's exclusion).
@@ -431,6 +512,7 @@ STOPWORDS_EN = frozenset(
         "third",
         "fourth",
         "fiscal",
+        "financial",
         "fy",
         "q",
         "h1",
@@ -552,15 +634,32 @@ def cue_matcher(words_zh: tuple[str, ...], words_en: tuple[str, ...], kind: str)
     return AliasMatcher(AliasEntry(w, kind, w) for w in (*words_zh, *words_en))
 
 
-NARRATIVE = cue_matcher(NARRATIVE_ZH, NARRATIVE_EN, "narrative")
 NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
 GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
+# Narrative, concept, breakdown and interim words: one automaton reads all four (each pass over
+# a question has a fixed cost), and none of them is part of another.
+PROSE_AND_MODIFIERS = AliasMatcher(
+    [
+        *(AliasEntry(w, "narrative", w) for w in (*NARRATIVE_ZH, *NARRATIVE_EN)),
+        *(AliasEntry(w, "concept", w) for w in (*CONCEPT_ZH, *CONCEPT_EN)),
+        *(AliasEntry(w, "breakdown", w) for w in (*BREAKDOWN_ZH, *BREAKDOWN_EN)),
+        *(AliasEntry(w, "interim", w) for w in (*INTERIM_ZH, *INTERIM_EN)),
+    ]
+)
 REALTIME = cue_matcher(REALTIME_ZH, REALTIME_EN, "realtime")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
-# "Compared with last year": the base of a year-on-year change, not a second period to look up.
+# "Compared with last year", "跟上一年比呢", "vs the year before": the base of a year-on-year
+# change, not a second period to look up.
+_PRIOR_ZH = r"(?:上一?年度?|去年|上一?个?财年|前一年|上一会计年度)(?:同期)?"
+_PRIOR_EN = (
+    r"(?:the\s+)?(?:last|previous|prior|preceding)\s+(?:(?:fiscal|financial)\s+)?year"
+    r"|the\s+year\s+before(?!\s+last)|a\s+year\s+(?:earlier|ago|before)"
+)
 GROWTH_BASE = compile_guarded(
-    r"(?:较|比)(?:上年|去年|上一年)(?:同期)?|(?:与|和|跟)(?:上年|去年|上一年)(?:同期)?相比"
-    r"|(?<![A-Za-z])(?:vs\.?|versus|compared\s+(?:with|to)|over|than|against)"
-    r"\s+(?:the\s+)?(?:last|previous|prior)\s+year(?![A-Za-z])",
+    rf"(?:较|比|相比|对比)(?:于)?{_PRIOR_ZH}"
+    rf"|(?:与|和|跟|同)\s*{_PRIOR_ZH}\s*(?:相比|比较|对比|比)"
+    r"|(?<![A-Za-z])(?:vs\.?|versus|compared\s+(?:with|to)|over|than|against|from|on)"
+    rf"\s+(?:{_PRIOR_EN})(?![A-Za-z])"
+    r"|(?<![A-Za-z])and\s+(?:the\s+year\s+before(?!\s+last)|a\s+year\s+earlier)(?![A-Za-z])",
     re.IGNORECASE,
 )

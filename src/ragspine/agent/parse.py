@@ -1,11 +1,12 @@
 """Rule-based intent parsing: four slots, multi-value slots and a route — no LLM.
 
 Order of work on a question: it is normalized (``agent.normalize``; ``raw_question`` keeps it
-as typed); the security gate masks competitor names; period expressions are found and masked;
-metric, entity and channel aliases are matched longest first and masked; cue words decide the
-route; whatever looks like a company or region the profile does not know is kept in
-``unknown_entities`` so the clarification gateway can ask instead of answering for the home
-entity.
+as typed); the security gate masks competitor names; period expressions are found (a range of
+years expanded into its years) and masked; metric, entity and channel aliases are matched
+longest first and masked; cue words decide the route and adjust the slots ("interim" turns a
+year into its first half, "by channel" lists every channel); whatever looks like a company or
+region the profile does not know is kept in ``unknown_entities`` (and a name that reads as a
+metric in ``unknown_metrics``) so the clarification gateway can ask instead of guessing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ from ragspine.agent.types import ParsedIntent, Route
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
 from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, detect_language, mask
 from ragspine.profile.model import DomainProfile
-from ragspine.profile.periods import find_periods
+from ragspine.profile.periods import (
+    MAX_RANGE_YEARS,
+    Period,
+    PeriodMatch,
+    find_periods,
+    merge_ranges,
+)
+from ragspine.storage.facts import DEFAULT_CHANNEL
 
 
 class RuleIntentParser:
@@ -42,12 +50,23 @@ class _Lexicon:
     glossary: Glossary
     gate: SecurityGate
     places: AliasMatcher
+    breakdown: tuple[str, ...]  # the channels "by channel" lists
 
 
 def _build_lexicon(profile: DomainProfile) -> _Lexicon:
     glossary = glossary_for(profile)
     known = {alias_key(entry.alias) for entry in glossary.terms.entries()}
-    return _Lexicon(glossary, SecurityGate(profile), place_matcher(known))
+    return _Lexicon(
+        glossary, SecurityGate(profile), place_matcher(known), _breakdown_channels(profile)
+    )
+
+
+def _breakdown_channels(profile: DomainProfile) -> tuple[str, ...]:
+    """Every channel of the profile but the one that sums them: the store's total channel when
+    the profile has one, else the profile's default."""
+    codes = [c.code for c in profile.channels]
+    total = DEFAULT_CHANNEL if DEFAULT_CHANNEL in codes else profile.defaults.channel
+    return tuple(code for code in codes if code != total)
 
 
 def parse_intent(
@@ -60,7 +79,9 @@ def parse_intent(
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
     bases = [m.span() for m in cues.GROWTH_BASE.finditer(screen.masked_text)]
     text = mask(screen.masked_text, bases)
-    period_hits = find_periods(text, reference_date or date.today(), lex.glossary.calendar)
+    period_hits = merge_ranges(
+        text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
+    )
     text = mask(text, ((p.start, p.end) for p in period_hits))
     terms = lex.glossary.match_terms(text)
     term_hits = terms.hits
@@ -72,18 +93,30 @@ def parse_intent(
     metrics = _codes(term_hits, METRIC)
     entities = _codes(term_hits, ENTITY)
     channels = _codes(term_hits, CHANNEL)
-    periods = tuple(dict.fromkeys(p.period for p in period_hits))
+    periods, long_range = _periods(period_hits)
 
-    cue_hits = {kind: _spans(matcher, residual) for kind, matcher in _CUES.items()}
-    narrative = bool(cue_hits["narrative"])
-    numeric = bool(other_metrics) or bool(cue_hits["numeric"])
-    if metrics:
-        route = Route.COMPOSITE if narrative else Route.STRUCTURED
-    else:
-        route = Route.NARRATIVE if narrative or not numeric else Route.STRUCTURED
+    cue_hits = {kind: list(matcher.finditer(residual)) for kind, matcher in _CUES.items()}
+    prose_hits = list(cues.PROSE_AND_MODIFIERS.finditer(residual))
+    cue_hits["narrative"] = [hit for hit in prose_hits if hit.kind == "narrative"]
+    modifiers = {hit.kind for hit in prose_hits}
+    if "interim" in modifiers:
+        periods = tuple(dict.fromkeys(_interim(p) for p in periods))
+    if "breakdown" in modifiers and not set(channels) & set(lex.breakdown):
+        channels = lex.breakdown
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
     marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
+    cue_spans = [(h.start, h.end) for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"])]
+    names, unknown_metrics = _unknown_entities(
+        marked,
+        lex.places,
+        cue_spans,
+        # Capitals mark a name only in a question that uses them: in one typed all in
+        # lower case ("aia sales"), any leftover word may be a name.
+        any_case=question.lower() == question,
+    )
+    numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
+    route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
     return ParsedIntent(
         raw_question=asked,
         route=route,
@@ -95,16 +128,12 @@ def parse_intent(
         entities=entities,
         periods=periods,
         external_entity=screen.hits[0] if screen.hit else None,
-        unknown_entities=_unknown_entities(
-            marked,
-            lex.places,
-            [span for spans in cue_hits.values() for span in spans],
-            # Capitals mark a name only in a question that uses them: in one typed all in
-            # lower case ("aia sales"), any leftover word may be a name.
-            any_case=question.lower() == question,
-        ),
+        unknown_entities=names,
         growth=bool(metrics) and bool(bases or cue_hits["growth"]),
         language=detect_language(question),
+        channels=channels,
+        unknown_metrics=unknown_metrics,
+        long_range=long_range,
     )
 
 
@@ -112,11 +141,46 @@ def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))
 
 
-_CUES = {"narrative": cues.NARRATIVE, "numeric": cues.NUMERIC, "growth": cues.GROWTH}
+def _periods(hits: list[PeriodMatch]) -> tuple[tuple[Period, ...], tuple[Period, Period] | None]:
+    """The periods named, each year of a range in order, and a range too long to expand."""
+    if len(hits) == 1 and hits[0].first is None:  # most questions: one period
+        return (hits[0].period,), None
+    periods: list[Period] = []
+    long_range = None
+    for hit in hits:
+        if hit.years > MAX_RANGE_YEARS and hit.first is not None:
+            long_range = (hit.first, hit.period)
+        else:
+            periods += hit.periods
+    return tuple(dict.fromkeys(periods)), long_range
 
 
-def _spans(matcher: AliasMatcher, text: str) -> list[tuple[int, int]]:
-    return [(h.start, h.end) for h in matcher.finditer(text)]
+def _interim(period: Period) -> Period:
+    """A fiscal year named as an interim ("2025年中期", "interim 2025") means its first half."""
+    return Period(period.year, "H1") if period.type == "FY" else period
+
+
+# Narrative cues are read with the modifiers (``cues.PROSE_AND_MODIFIERS``).
+_CUES = {"numeric": cues.NUMERIC, "growth": cues.GROWTH}
+
+
+def _route(
+    metrics: tuple[str, ...], numeric: bool, cue_hits: dict[str, list[AliasHit]], concept: bool
+) -> Route:
+    """Prose for why/what-is questions, facts for figures, both for a figure and its why.
+
+    A question about what something is or aims at ("What is 报行合一", "the target for a
+    metric") asks for no reported value, so it goes to prose even when it names a metric; when
+    it also asks for an amount ("目标是多少"), the figure is looked up and the prose follows.
+    """
+    narrative = bool(cue_hits["narrative"])
+    # "增长的原因是什么" asks why a figure moved: a why-question about a metric, not a concept.
+    if concept and not (metrics and narrative):
+        amount = any(h.code in cues.AMOUNT_ASKED for h in cue_hits["numeric"])
+        return Route.COMPOSITE if metrics and amount else Route.NARRATIVE
+    if metrics:
+        return Route.COMPOSITE if narrative else Route.STRUCTURED
+    return Route.NARRATIVE if narrative or not numeric else Route.STRUCTURED
 
 
 _ASCII_TOKEN = re.compile(r"[A-Za-z][A-Za-z&\-]*(?:'s|’s)?")
@@ -131,8 +195,9 @@ _NAME_MATERIAL = re.compile(rf"[A-Za-z]|{_CJK_RUN.pattern}")
 
 def _unknown_entities(
     residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]], *, any_case: bool
-) -> tuple[str, ...]:
-    """Company- or region-like words the profile does not know, found next to a slot.
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Company- or region-like words the profile does not know, found next to a slot, and
+    Chinese names there that read as metrics instead ("综合成本率", "投资收益").
 
     "新加坡" + period + metric, "友邦的" + metric, "AIA" + metric, metric + " of Singapore":
     the leftover word sits right before or after a metric, entity or period. Filler words are
@@ -143,7 +208,7 @@ def _unknown_entities(
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left
-        return tuple(dict.fromkeys(found))
+        return tuple(dict.fromkeys(found)), ()
     residual = cues.FILLER.sub(_blank, residual)
     runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
     names = [name for run in runs for name in _names_in(run, any_case)]
@@ -151,13 +216,24 @@ def _unknown_entities(
         lambda m: _blank(m) if _stopword(m.group()) else m.group(),
         residual,
     )
+    metrics: list[str] = []
     for match in _CJK_RUN.finditer(residual):
-        if _next_to_slot(residual, match.start(), match.end()) and _nameish(match.group()):
+        if not _next_to_slot(residual, match.start(), match.end()):
+            continue
+        if _METRIC_ENDING.search(match.group()):
+            metrics.append(match.group())
+        elif _nameish(match.group()):
             found.append(match.group())
     for start, end, name in names:
         if _next_to_slot(residual, start, end):
             found.append(name)
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(metrics))
+
+
+# How the name of a financial measure ends: a rate, a cost, an income, a value.
+_METRIC_ENDING = re.compile(
+    r"(?:率|成本|费用|收益|保费|利润|入|价值|余额|总额|金额|现金流|赔付|开支|支出|比例)$"
+)
 
 
 # Words one space apart form one name: "Great Eastern", "Ping An", "Bank of Asia". In a

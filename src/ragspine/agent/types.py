@@ -42,6 +42,7 @@ class ClarifyReason(ParseableEnum, label="clarification reason"):
     COMPETITOR = "competitor"
     UNKNOWN_ENTITY = "unknown_entity"
     MISSING_METRIC = "missing_metric"
+    PERIOD_RANGE = "period_range"
 
 
 class AnswerKind(ParseableEnum, label="answer kind"):
@@ -239,6 +240,14 @@ class ParsedIntent:
     growth: bool = False
     language: str = "zh"
     extra: dict[str, str] = field(default_factory=dict)
+    # Listed channels ("代理人渠道和银保渠道"), or every channel of the profile for "by channel".
+    channels: tuple[str, ...] = ()
+    # Names that read as metrics the profile does not define ("综合成本率"): asked about, never
+    # answered with another metric's figure.
+    unknown_metrics: tuple[str, ...] = ()
+    # A range of fiscal years longer than ``MAX_RANGE_YEARS`` (first, last): not expanded into
+    # ``periods``; the gateway asks for a shorter one.
+    long_range: tuple[Period, Period] | None = None
 
 
 class IntentParser(Protocol):

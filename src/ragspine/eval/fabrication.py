@@ -33,6 +33,7 @@ from ragspine.agent.consistency import FactCheck
 from ragspine.agent.narrative import allowed_numbers, cited_sentences
 from ragspine.agent.types import (
     AgentResult,
+    ClarifyReason,
     FactNotFound,
     FoundFact,
     NarrativeSection,
@@ -41,7 +42,7 @@ from ragspine.agent.types import (
     UnrecognizedParam,
 )
 from ragspine.profile.glossary import glossary_for
-from ragspine.profile.periods import Period, find_periods
+from ragspine.profile.periods import MAX_RANGE_YEARS, Period, find_periods
 from ragspine.retrieval.passages import numbers_in_text
 from ragspine.storage.facts import DEFAULT_CHANNEL
 
@@ -67,8 +68,8 @@ def asked_slots(intent: ParsedIntent, default_channel: str = DEFAULT_CHANNEL) ->
     metrics = intent.metrics or ((intent.metric,) if intent.metric else ())
     entities = intent.entities or ((intent.entity,) if intent.entity else ())
     periods = intent.periods or ((intent.period,) if intent.period else ())
-    channel = intent.channel or default_channel
-    asked = {Slots(m, e, p, channel) for m, e, p in product(metrics, entities, periods)}
+    channels = intent.channels or (intent.channel or default_channel,)
+    asked = {Slots(m, e, p, c) for m, e, p, c in product(metrics, entities, periods, channels)}
     if intent.growth:
         asked |= {Slots(s.metric, s.entity, s.period.previous_year(), s.channel) for s in asked}
     return asked
@@ -163,6 +164,8 @@ def _blank_known_text(text: str, result: AgentResult) -> str:
             echoes.append(r.raw)
     clar = result.clarification
     echoes += clar.narrowing_options
+    if clar.reason is ClarifyReason.PERIOD_RANGE:  # the gateway states its own limit
+        echoes.append(str(MAX_RANGE_YEARS))
     echoes += [p.label for p in _allowed_periods(result)]
     if result.intent is not None:
         echoes += result.intent.unknown_entities
@@ -181,6 +184,8 @@ def _allowed_periods(result: AgentResult) -> list[Period]:
             periods.append(result.intent.period)
         if result.intent.growth:
             periods += [p.previous_year() for p in periods]
+        if result.intent.long_range is not None:
+            periods += result.intent.long_range
     if result.clarification.assumed_period is not None:
         periods.append(result.clarification.assumed_period)
     for r in result.tool_results:

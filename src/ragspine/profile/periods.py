@@ -1,10 +1,14 @@
 """Reporting periods: parse absolute and relative period expressions into controlled codes.
 
 A period is a granularity (``FY``, ``H1``/``H2``, ``Q1``..``Q4``) plus the fiscal year it belongs
-to. Relative expressions (今年, last quarter, 去年上半年 …) resolve against a reference date and
-the profile's fiscal calendar. A bare number is a period only when it reads as one: a four-digit
-year in 1990–2099 that is not glued to other digits, decimals or units — so "9999" in "…是9999吗"
-or "1702" is never a period.
+to. Relative expressions (今年, last quarter, 去年上半年, last fiscal year …) resolve against a
+reference date and the profile's fiscal calendar. A bare number is a period only when it reads as
+one: a four-digit year in 1990–2099 that is not glued to other digits, decimals or units, or two
+digits written with 年 ("25年上半年") — so "9999" in "…是9999吗" or "1702" is never a period.
+
+A few expressions name several fiscal years: "近三年" / "the past three years" (the latest
+complete years under the calendar) and, read by ``merge_ranges`` from two years and the word
+between them, "FY2023 through FY2025", "2021到2025年", "from 2022 to 2024".
 """
 
 from __future__ import annotations
@@ -76,11 +80,33 @@ class PeriodMatch:
     start: int
     end: int
     relative: bool = False  # resolved against the reference date (去年, last quarter, Q3 …)
+    # A run of fiscal years from ``first`` to ``period`` ("近三年", "FY2023 through FY2025").
+    first: Period | None = None
+
+    @property
+    def periods(self) -> tuple[Period, ...]:
+        """Every period the expression names: one, or each year of a range, oldest first."""
+        if self.first is None:
+            return (self.period,)
+        return tuple(self.first.years_later(n) for n in range(self.years))
+
+    @property
+    def years(self) -> int:
+        """How many fiscal years the expression spans (1 for a single period)."""
+        return 1 if self.first is None else self.period.year - self.first.year + 1
+
+
+# A range longer than this is not expanded: the gateway asks for a shorter one instead of
+# running dozens of lookups and printing a wall of lines.
+MAX_RANGE_YEARS = 10
 
 
 _CN_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _YEAR4 = r"(?:199\d|20\d\d)"
 _YEAR = rf"(?:{_YEAR4}|\d\d)"
+# Chinese writes a year in two digits before 年 ("25年上半年", "24年"); "10年来" / "3年期" are
+# durations, not years.
+_YEAR_ZH = rf"(?:{_YEAR4}|\d\d(?=\s*年(?![来间内期以多])))"
 # A number glued to these is an amount, not a year: digits, a decimal or thousands separator
 # followed by a digit, units. A list comma or a full stop ("2024, 2025", "in 2024.") is fine.
 _NOT_AFTER_YEAR = (
@@ -100,6 +126,14 @@ _REL_YEAR_EN = {
     "prior year": -1,
     "the year before last": -2,
 }
+# "近三年", "the past five years": how many years, in words or digits.
+_COUNT_ZH = {**{w: n for n, w in enumerate("一二三四五六七八九十", start=1)}, "两": 2}
+_COUNT_EN = {
+    w: n
+    for n, w in enumerate(
+        ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"), start=2
+    )
+}
 _ORDINAL_EN = {
     "first": 1,
     "second": 2,
@@ -118,8 +152,14 @@ def _alt(words: list[str]) -> str:
     )
 
 
-_RY_ZH = _alt(list(_REL_YEAR_ZH))
-_RY_EN = _alt(list(_REL_YEAR_EN))
+# A question's relative years: the words above and their fiscal-year spellings (上一财年,
+# 上个财年, 本财年, 上一年度, last fiscal year, the previous financial year), kept compact
+# because several rules try them at every position they can start.
+_RY_ZH = r"今年|本(?:年度?|财年)|去年|上一?个?(?:年度?|财年)|上一会计年度|前年"
+_RY_EN = (
+    r"(?:this|current|last|previous|prior)\s+(?:(?:fiscal|financial)\s+)?year"
+    r"|the\s+year\s+before\s+last"
+)
 _ORD_Q = _alt(list(_ORDINAL_EN))
 # "fiscal 2025", "fiscal year 2025", "FY 2025" after an English quarter or half.
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|FY\s*)"
@@ -138,17 +178,34 @@ class _RuleMatch:
         return value if value is not None else ""
 
 
-Resolver = Callable[[_RuleMatch, date, FiscalCalendar], Period]
+Resolver = Callable[[_RuleMatch, date, FiscalCalendar], Period | tuple[Period, Period]]
 
 
 def _year(raw: str) -> int:
     return int(raw) if len(raw) == 4 else 2000 + int(raw)
 
 
+def _count(raw: str) -> int:
+    return int(raw) if raw.isdigit() else {**_COUNT_ZH, **_COUNT_EN}[raw.lower()]
+
+
+def _latest_years(raw: str, day: date, cal: FiscalCalendar) -> tuple[Period, Period]:
+    """The ``raw`` latest complete fiscal years, as (first, last)."""
+    last = cal.latest_complete_year(day)
+    return last.years_later(1 - max(1, _count(raw))), last
+
+
 def _rel_year(raw: str, day: date, cal: FiscalCalendar) -> int:
-    key = re.sub(r"\s+", " ", raw.strip().lower())
-    offset = _REL_YEAR_ZH.get(key, _REL_YEAR_EN.get(key, 0))
-    return cal.fiscal_year(day) + offset
+    return cal.fiscal_year(day) + _rel_offset(raw.strip().lower())
+
+
+def _rel_offset(word: str) -> int:
+    """0 for this year, -1 for the last one, -2 for the one before (``_RY_ZH``/``_RY_EN``)."""
+    if word.startswith(("前", "the")):
+        return -2
+    if word.startswith(("今", "本", "this", "current")):
+        return 0
+    return -1
 
 
 def _half_zh(raw: str) -> str:
@@ -219,20 +276,20 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
         lambda m, d, c: Period(int(m["y"]), _half_en(m["h"])),
     ),
     (
-        rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
-        lambda m, d, c: Period(int(m["y"]), _q(m["q"])),
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
+        lambda m, d, c: Period(_year(m["y"]), _q(m["q"])),
     ),
     (
-        rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年?\s*(?:的)?\s*(?P<h>[上下])半年",
-        lambda m, d, c: Period(int(m["y"]), _half_zh(m["h"])),
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?P<h>[上下])半年",
+        lambda m, d, c: Period(_year(m["y"]), _half_zh(m["h"])),
     ),
     (
-        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR4})\s*年?\s*[Qq](?P<q>[1-4])(?![\d])",
-        lambda m, d, c: Period(int(m["y"]), f"Q{m['q']}"),
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*年?\s*[Qq](?P<q>[1-4])(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
-        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR4})\s*年?\s*[Hh](?P<h>[12])(?![\d])",
-        lambda m, d, c: Period(int(m["y"]), f"H{m['h']}"),
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*年?\s*[Hh](?P<h>[12])(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
     ),
     (
         rf"{_B}[Qq](?P<q>[1-4])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
@@ -252,11 +309,27 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
     ),
     # --- whole fiscal years
     (rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})(?![\d])", lambda m, d, c: Period(_year(m["y"]), "FY")),
-    (rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*财年度?", lambda m, d, c: Period(_year(m["y"]), "FY")),
-    (rf"{_NOT_BEFORE}(?P<y>{_YEAR4})\s*年度?(?![\d])", lambda m, d, c: Period(int(m["y"]), "FY")),
+    (
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*年?\s*(?:财年度?|财政年度|会计年度)",
+        lambda m, d, c: Period(_year(m["y"]), "FY"),
+    ),
+    (
+        rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年度?(?![\d])",
+        lambda m, d, c: Period(_year(m["y"]), "FY"),
+    ),
     (rf"{_NOT_BEFORE}(?P<y>{_YEAR4}){_NOT_AFTER_YEAR}", lambda m, d, c: Period(int(m["y"]), "FY")),
 ]
 _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
+    # --- the latest complete fiscal years: "近三年", "过去5个财年", "the past three years"
+    (
+        r"(?:近|最近|过去)\s*(?P<n>[一二两三四五六七八九十]|\d{1,2})\s*个?\s*(?:财年|会计年度|年度|年)",
+        lambda m, d, c: _latest_years(m["n"], d, c),
+    ),
+    (
+        rf"{_B}(?:past|last|previous|prior)\s+(?P<n>{_alt(list(_COUNT_EN))}|\d{{1,2}})"
+        rf"\s+(?:(?:fiscal|financial|full)\s+)?years{_E}",
+        lambda m, d, c: _latest_years(m["n"], d, c),
+    ),
     # --- relative, standalone
     (
         rf"本季度|这个季度|这季度|当季|{_B}(?:this|current)\s+quarter{_E}",
@@ -313,9 +386,60 @@ def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodM
         # Each rule's outer group closes after its inner groups, so it is the last one closed.
         index = int(str(match.lastgroup)[1:])
         resolver = _RULES[index][1]
-        period = resolver(_RuleMatch(match, index), day, cal)
+        resolved = resolver(_RuleMatch(match, index), day, cal)
         relative = index < len(_RELATIVE_COMBOS) or index >= _FIRST_RELATIVE_ALONE
-        yield PeriodMatch(period, match.start(), match.end(), relative)
+        if isinstance(resolved, Period):
+            yield PeriodMatch(resolved, match.start(), match.end(), relative)
+        else:
+            yield PeriodMatch(resolved[1], match.start(), match.end(), relative, resolved[0])
+
+
+# What joins the two ends of a range of years: "FY2023 through FY2025", "2021到2025年",
+# "2021-2025", "from 2022 to 2024", "fiscal 2022 until fiscal 2024". "to" after "compare" pairs
+# two years instead.
+_RANGE_JOIN = re.compile(
+    r"\s*(?:[-–—~～至到]|(?:through|thru|to|until|till)(?![A-Za-z]))\s*"
+    r"(?:(?:fiscal|financial)\s+(?:year\s+)?)?",
+    re.IGNORECASE,
+)
+_COMPARING = re.compile(r"compar|versus|(?<![A-Za-z])vs(?![A-Za-z])", re.IGNORECASE)
+
+
+def merge_ranges(text: str, matches: list[PeriodMatch]) -> list[PeriodMatch]:
+    """``matches`` with each "year <join> later year" pair read as one range of fiscal years.
+
+    Questions only: a table header such as "2021-2025" names a column, which ingestion reads
+    with ``find_periods`` alone.
+    """
+    if len(matches) < 2:
+        return matches
+    merged: list[PeriodMatch] = []
+    for match in matches:
+        previous = merged[-1] if merged else None
+        if previous is not None and _joins(text, previous, match):
+            merged[-1] = PeriodMatch(
+                match.period,
+                previous.start,
+                match.end,
+                previous.relative or match.relative,
+                previous.period,
+            )
+        else:
+            merged.append(match)
+    return merged
+
+
+def _joins(text: str, first: PeriodMatch, second: PeriodMatch) -> bool:
+    if first.first is not None or second.first is not None:
+        return False
+    if first.period.type != "FY" or second.period.type != "FY":
+        return False
+    if first.period.year >= second.period.year:
+        return False
+    join = _RANGE_JOIN.fullmatch(text, first.end, second.start)
+    if join is None:
+        return False
+    return not (join.group().split()[0].lower() == "to" and _COMPARING.search(text, 0, first.start))
 
 
 # Column headers of reports name the year relative to the document's own period: "本年 / 上年",

@@ -20,6 +20,21 @@ def ask_metric(options: list[str]) -> str:
     return f"Which metric would you like to look up? Available: {', '.join(options)}."
 
 
+def ask_unknown_metric(unknown: list[str], options: list[str]) -> str:
+    names = ", ".join(f'"{u}"' for u in unknown)
+    return (
+        f"I do not recognise the metric {names}, so I will not answer with another metric's "
+        f"figure. Which metric do you mean? Available: {', '.join(options)}."
+    )
+
+
+def range_too_long(first: str, last: str, limit: int, option: str) -> str:
+    return (
+        f"The range {first} to {last} is longer than {limit} fiscal years, so it is not looked "
+        f"up year by year. Please ask for {limit} years or fewer, for example {option}."
+    )
+
+
 def ask_entity(unknown: list[str], options: list[str]) -> str:
     names = ", ".join(f'"{u}"' for u in unknown)
     return (

@@ -17,6 +17,21 @@ def ask_metric(options: list[str]) -> str:
     return f"请问您想查询哪个指标？可选：{'、'.join(options)}。"
 
 
+def ask_unknown_metric(unknown: list[str], options: list[str]) -> str:
+    names = "、".join(f"「{u}」" for u in unknown)
+    return (
+        f"无法识别指标{names}，未用其他指标的数字代替作答。请问您想查询哪个指标？"
+        f"可选：{'、'.join(options)}。"
+    )
+
+
+def range_too_long(first: str, last: str, limit: int, option: str) -> str:
+    return (
+        f"期间 {first} 至 {last} 超过 {limit} 个财年，未逐年查询。"
+        f"请缩小到 {limit} 个财年以内再问，例如 {option}。"
+    )
+
+
 def ask_entity(unknown: list[str], options: list[str]) -> str:
     names = "、".join(f"「{u}」" for u in unknown)
     return (
