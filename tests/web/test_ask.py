@@ -195,7 +195,7 @@ def test_a_partial_answer_shows_the_found_figure_and_lists_what_is_missing(
     page: Page, served: Served
 ) -> None:
     open_page(page, served, served.keys.internal)
-    card = ask(page, "香港FY2021到FY2025的收入")
+    card = ask(page, "香港FY2021和FY2025的收入")
     assert card.get_attribute("data-kind") == "partial"
     assert card.locator(".fact .what").inner_text() == "REVENUE · ACME_HK · FY2025"
     assert card.locator(".not-found .missing li").inner_text() == (
