@@ -12,14 +12,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import psycopg
-from psycopg.types.json import Jsonb
+from ragspine.optional import import_optional
 
-from ragspine.errors import StoreError
-from ragspine.service.jobs import JobFileResult, JobState, JobStatus
-from ragspine.storage.facts import utc_timestamp
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase
-from ragspine.storage.postgres.migrations import check_version
+import_optional("psycopg", extra="postgres")
+
+# The extra is checked above, so these imports are sure to find it.
+import psycopg  # noqa: E402
+from psycopg.types.json import Jsonb  # noqa: E402
+
+from ragspine.errors import StoreError  # noqa: E402
+from ragspine.service.jobs import JobFileResult, JobState, JobStatus  # noqa: E402
+from ragspine.storage.facts import utc_timestamp  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
+from ragspine.storage.postgres.migrations import check_version  # noqa: E402
 
 
 @dataclass(frozen=True)

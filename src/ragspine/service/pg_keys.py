@@ -10,11 +10,16 @@ from __future__ import annotations
 import builtins
 from typing import Any, Self
 
-import psycopg
+from ragspine.optional import import_optional
 
-from ragspine.errors import StoreError, UsageError
-from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import (
+import_optional("psycopg", extra="postgres")
+
+# The extra is checked above, so these imports are sure to find it.
+import psycopg  # noqa: E402
+
+from ragspine.errors import StoreError, UsageError  # noqa: E402
+from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
+from ragspine.service.keys import (  # noqa: E402
     Caller,
     KeyInfo,
     find_key,
@@ -24,9 +29,9 @@ from ragspine.service.keys import (
     shown_prefix,
     token_digest,
 )
-from ragspine.storage.facts import utc_timestamp
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase
-from ragspine.storage.postgres.migrations import check_version
+from ragspine.storage.facts import utc_timestamp  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
+from ragspine.storage.postgres.migrations import check_version  # noqa: E402
 
 
 class PostgresKeyStore:

@@ -20,20 +20,26 @@ from pathlib import Path, PurePosixPath
 from types import TracebackType
 from typing import Any
 
-import redis
-from rq import Queue, SimpleWorker, Worker
-from rq.exceptions import AbandonedJobError
-from rq.job import Job
-from rq.timeouts import JobTimeoutException
+from ragspine.optional import import_optional
 
-from ragspine.errors import RagSpineError, StoreError
-from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest
-from ragspine.profile.model import DomainProfile
-from ragspine.service.jobs import JobFileResult, JobState
-from ragspine.service.pg_jobs import PendingFile, PostgresJobTable
-from ragspine.service.rq_jobs import queue_name_for
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, redact
-from ragspine.storage.postgres.workspace_store import PostgresWorkspaceStore
+import_optional("rq", extra="scaleout")
+import_optional("redis", extra="scaleout")
+
+# The extra is checked above, so these imports are sure to find it.
+import redis  # noqa: E402
+from rq import Queue, SimpleWorker, Worker  # noqa: E402
+from rq.exceptions import AbandonedJobError  # noqa: E402
+from rq.job import Job  # noqa: E402
+from rq.timeouts import JobTimeoutException  # noqa: E402
+
+from ragspine.errors import RagSpineError, StoreError  # noqa: E402
+from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest  # noqa: E402
+from ragspine.profile.model import DomainProfile  # noqa: E402
+from ragspine.service.jobs import JobFileResult, JobState  # noqa: E402
+from ragspine.service.pg_jobs import PendingFile, PostgresJobTable  # noqa: E402
+from ragspine.service.rq_jobs import queue_name_for  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, redact  # noqa: E402
+from ragspine.storage.postgres.workspace_store import PostgresWorkspaceStore  # noqa: E402
 
 _log = logging.getLogger(__name__)
 
