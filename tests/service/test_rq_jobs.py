@@ -307,3 +307,43 @@ def _lapse_heartbeats(redis_url: str, queue_name: str) -> None:
         registry = StartedJobRegistry(queue_name, connection=client)
         for member in client.zrange(registry.key, 0, -1):
             client.zadd(registry.key, {member: 1})
+
+
+def test_healthy_only_while_a_worker_serves_the_queue(
+    deployment: tuple[str, str, str], jobs: RQJobQueue
+) -> None:
+    import redis
+    from rq import Queue, SimpleWorker
+
+    alone = jobs.healthy()
+    with redis.Redis.from_url(deployment[2]) as client:
+        worker = SimpleWorker([Queue(jobs.queue_name, connection=client)], connection=client)
+        worker.register_birth()
+        try:
+            served = jobs.healthy()
+        finally:
+            worker.register_death()
+
+    assert (alone, served) == (False, True)
+
+
+def test_worker_command_errors_are_one_line(deployment: tuple[str, str, str]) -> None:
+    from typer.testing import CliRunner
+
+    from ragspine.cli import app
+
+    url, schema, redis_url = deployment
+    runner = CliRunner()
+    args = ["worker", "--burst", "--database-url", url, "--schema", schema, "--redis-url"]
+
+    no_redis = runner.invoke(app, [*args, "redis://127.0.0.1:1/0"])
+    not_redis = runner.invoke(app, [*args, "http://127.0.0.1:6379"])
+    old_schema = runner.invoke(
+        app, [*args[:-3], "--schema", "nothing_here", "--redis-url", redis_url]
+    )
+    empty = runner.invoke(app, [*args, redis_url])
+
+    assert no_redis.exit_code == 1 and no_redis.stderr.startswith("error: cannot reach Redis")
+    assert not_redis.exit_code == 2 and "must be a redis:// URL" in not_redis.stderr
+    assert old_schema.exit_code == 1 and "ragspine db upgrade" in old_schema.stderr
+    assert empty.exit_code == 0, empty.stderr
