@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 # The demo needs only the package; the tests also need the dev tools, the dense extra (torch
 # pinned to its CPU build, the packaged MiniLM model), the ocr extra (offline OCR models) and
-# the service extra (FastAPI, uvicorn, Prometheus client) and the postgres extra (psycopg);
+# the service extra (FastAPI, uvicorn, Prometheus client), the postgres extra (psycopg) and
+# the scaleout extra (rq, redis);
 # the web tests, Debian's Chromium.
 CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
@@ -22,7 +23,7 @@ $(CORE): pyproject.toml | $(BIN)/python
 	touch $(CORE)
 
 $(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,dense,ocr,service,postgres]'
+	$(BIN)/pip install --quiet -e '.[dev,dense,ocr,service,postgres,scaleout]'
 	@# The OCR tests draw Chinese scans in reportlab's built-in CID font, which pdfium can
 	@# render only with a CJK system font: Debian's WenQuanYi Micro Hei (needs root).
 	test -e $(CJK_FONT) || (apt-get update -q && apt-get install -y -q fonts-wqy-microhei) \

@@ -1,6 +1,6 @@
 """Session-wide plugins for the whole suite: the CI guard against unexpected skips, and the
-fixtures of tests that run against the real PostgreSQL server."""
+fixtures of tests that run against the real PostgreSQL and Redis servers."""
 
 from __future__ import annotations
 
-pytest_plugins = ["tests.skip_guard", "tests.postgres_server"]
+pytest_plugins = ["tests.skip_guard", "tests.postgres_server", "tests.redis_server"]

@@ -1,5 +1,9 @@
-"""API keys in a real workspace: created, listed, revoked, authenticated; stored as hashes only;
-and the ``ragspine keys`` commands' contract (the new key alone on the last line)."""
+"""API keys in a real workspace and in PostgreSQL: created, listed, revoked, authenticated;
+stored as hashes only; and the ``ragspine keys`` commands' contract (the new key alone on the
+last line), with ``--workspace`` or ``--database-url``.
+
+The behaviour tests run on both stores (the ``keys`` fixture); the PostgreSQL one needs the
+test server (skipped without it, except under CI)."""
 
 from __future__ import annotations
 
@@ -25,10 +29,17 @@ def workspace(tmp_path: Path) -> Workspace:
     return Workspace.create(tmp_path / "ws")
 
 
-@pytest.fixture
-def keys(workspace: Workspace) -> Iterator[KeyStore]:
-    with KeyStore(workspace) as store:
-        yield store
+@pytest.fixture(params=["sqlite", "postgres"])
+def keys(request: pytest.FixtureRequest, workspace: Workspace) -> Iterator[KeyStore]:
+    if request.param == "sqlite":
+        with KeyStore(workspace) as store:
+            yield store
+        return
+    from ragspine.service.pg_keys import PostgresKeyStore
+
+    url, schema = request.getfixturevalue("postgres_database")
+    with PostgresKeyStore(url, schema=schema) as pg_store:
+        yield pg_store  # type: ignore[misc]  # the same methods, checked by these tests
 
 
 def test_a_created_key_authenticates_as_its_name_and_clearance(keys: KeyStore) -> None:
@@ -57,9 +68,9 @@ def test_two_keys_are_different_and_each_keeps_its_own_clearance(keys: KeyStore)
     assert keys.authenticate(high) == Caller("audit", Sensitivity.RESTRICTED)
 
 
-def test_only_the_hash_is_stored(workspace: Workspace, keys: KeyStore) -> None:
-    _, token = keys.create("portal", "CONFIDENTIAL")
-    keys.close()
+def test_only_the_hash_is_stored(workspace: Workspace) -> None:
+    with KeyStore(workspace) as keys:
+        _, token = keys.create("portal", "CONFIDENTIAL")
 
     raw = b"".join(
         p.read_bytes() for p in workspace.root.iterdir() if p.name.startswith(SERVICE_DB_NAME)
@@ -134,6 +145,35 @@ def test_revoking_twice_says_it_is_already_revoked(keys: KeyStore) -> None:
         keys.revoke("portal")
 
 
+def test_postgres_keeps_only_the_hash_and_other_processes_see_a_revocation(
+    postgres_database: tuple[str, str],
+) -> None:
+    import psycopg
+
+    from ragspine.service.pg_keys import PostgresKeyStore
+
+    url, schema = postgres_database
+    with (
+        PostgresKeyStore(url, schema=schema) as server,
+        PostgresKeyStore(url, schema=schema) as admin,
+    ):
+        _, token = admin.create("portal", "INTERNAL")
+        assert server.authenticate(token) == Caller("portal", Sensitivity.INTERNAL)
+        admin.revoke("portal")
+        assert server.authenticate(token) is None
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(f"SELECT * FROM {schema}.api_keys").fetchall()
+    assert token not in repr(rows) and token[len(TOKEN_PREFIX) :][-20:] not in repr(rows)
+    assert rows[0][3] == hashlib.sha256(token.encode()).hexdigest()
+
+
+def test_postgres_keys_need_the_upgraded_schema(postgres_url: str, postgres_schema: str) -> None:
+    from ragspine.service.pg_keys import PostgresKeyStore
+
+    with pytest.raises(Exception, match="ragspine db upgrade"):
+        PostgresKeyStore(postgres_url, schema=postgres_schema)
+
+
 def test_a_newer_service_schema_is_refused(workspace: Workspace) -> None:
     KeyStore(workspace).close()
     with sqlite3.connect(workspace.service_db_path) as conn:
@@ -196,3 +236,34 @@ def test_cli_usage_errors_are_one_line_and_exit_2(workspace: Workspace, tmp_path
         assert out == ""
         assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_cli_keys_on_a_postgres_deployment(postgres_database: tuple[str, str]) -> None:
+    from ragspine.service.pg_keys import PostgresKeyStore
+
+    url, schema = postgres_database
+    where = ("--database-url", url, "--schema", schema)
+
+    code, out, _ = cli("keys", "create", "--name", "ci", "--clearance", "INTERNAL", *where)
+    token = out.splitlines()[-1]
+    listed = cli("keys", "list", *where)
+    with PostgresKeyStore(url, schema=schema) as keys:
+        assert keys.authenticate(token) == Caller("ci", Sensitivity.INTERNAL)
+    revoked = cli("keys", "revoke", "ci", *where)
+
+    assert code == 0 and token.startswith(TOKEN_PREFIX)
+    assert listed[0] == 0 and "ci" in listed[1] and token not in listed[1]
+    assert revoked[0] == 0 and "revoked key 'ci'" in revoked[1]
+    with PostgresKeyStore(url, schema=schema) as keys:
+        assert keys.authenticate(token) is None
+
+
+def test_cli_keys_take_a_workspace_or_a_database_not_both(workspace: Workspace) -> None:
+    both = cli("keys", "list", "-w", str(workspace.root), "--database-url", "postgresql://x/y")
+    neither = cli("keys", "list")
+    not_pg = cli("keys", "list", "--database-url", "mysql://x/y")
+
+    for code, out, err in (both, neither):
+        assert (code, out) == (2, "")
+        assert err.strip() == "error: give either --workspace DIR or --database-url URL (not both)"
+    assert not_pg[0] == 2 and "must be a postgresql:// URL" in not_pg[2]

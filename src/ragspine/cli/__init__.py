@@ -1,5 +1,5 @@
 """The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, serve,
-review, documents, eval, keys, faq, db.
+worker, review, documents, eval, keys, faq, db.
 
 Every error ends with one plain line ``error: <message>`` on stderr and the exit code from
 ``ragspine.errors`` (0 success, 1 the work ran but failed, 2 usage or missing input), so scripts
@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli import ask, db, demo, documents, evaluate, faq, ingest, keys, serve
+from ragspine.cli import ask, db, demo, documents, evaluate, faq, ingest, keys, serve, worker
 from ragspine.cli.common import (
     OneLineErrors,
     guarded,
@@ -62,6 +62,7 @@ _COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
     ("ask", ask.ask),
     ("ingest", ingest.ingest_command),
     ("serve", serve.serve),
+    ("worker", worker.worker),
 )
 for _name, _func in _COMMANDS:
     app.command(_name)(guarded(_func))

@@ -25,19 +25,33 @@ DatabaseUrlOption = Annotated[
         help="PostgreSQL URL, postgresql://USER@HOST:PORT/DATABASE (or $RAGSPINE_DATABASE_URL).",
     ),
 ]
+# For commands that run on a workspace folder or, instead, on a PostgreSQL deployment.
+OptionalDatabaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        help="PostgreSQL URL of a scale-out deployment, instead of --workspace.",
+    ),
+]
 SchemaOption = Annotated[
     str,
     typer.Option("--schema", help="The PostgreSQL schema holding the tables."),
 ]
 
 
-@command_in(db_app, "upgrade")
-def db_upgrade(database_url: DatabaseUrlOption, schema: SchemaOption = DEFAULT_SCHEMA) -> None:
-    """Apply the schema steps the database lacks, in one transaction, and print each."""
+def check_database_url(database_url: str) -> str:
+    """``database_url`` if it is a PostgreSQL URL; ``UsageError`` otherwise."""
     if not database_url.startswith(("postgresql://", "postgres://")):
         raise UsageError(
             f"--database-url must be a postgresql:// URL, got {database_url.split('@')[-1]!r}"
         )
+    return database_url
+
+
+@command_in(db_app, "upgrade")
+def db_upgrade(database_url: DatabaseUrlOption, schema: SchemaOption = DEFAULT_SCHEMA) -> None:
+    """Apply the schema steps the database lacks, in one transaction, and print each."""
+    check_database_url(database_url)
     from ragspine.storage.postgres import LATEST_VERSION, PostgresDatabase, schema_version, upgrade
 
     db = PostgresDatabase(database_url, schema=schema)

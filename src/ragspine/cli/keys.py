@@ -2,25 +2,68 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ragspine.cli.common import WorkspaceOption, command_in, parse_clearance
-from ragspine.service.keys import KeyStore
+from ragspine.cli.common import command_in, parse_clearance
+from ragspine.cli.db import (
+    DEFAULT_SCHEMA,
+    OptionalDatabaseUrlOption,
+    SchemaOption,
+    check_database_url,
+)
+from ragspine.errors import UsageError
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.service.keys import KeyInfo, KeyStore
 from ragspine.terminal import plain_text
 from ragspine.workspace import Workspace
 
 keys_app = typer.Typer(
-    help="Create, list or revoke the API keys of a workspace's service.", no_args_is_help=True
+    help="Create, list or revoke the API keys of a workspace's (or a deployment's) service.",
+    no_args_is_help=True,
 )
+
+KeysWorkspaceOption = Annotated[
+    Path | None,
+    typer.Option("--workspace", "-w", help="Workspace folder (holds service.db)."),
+]
+
+
+class _Keys:
+    """The key store the options name: a workspace's, or a PostgreSQL deployment's."""
+
+    def __init__(self, workspace: Path | None, database_url: str | None, schema: str) -> None:
+        if (workspace is None) == (database_url is None):
+            raise UsageError("give either --workspace DIR or --database-url URL (not both)")
+        if database_url is not None:
+            from ragspine.service.pg_keys import PostgresKeyStore
+
+            self._store: KeyStore | PostgresKeyStore = PostgresKeyStore(
+                check_database_url(database_url), schema=schema
+            )
+        else:
+            assert workspace is not None
+            self._store = KeyStore(Workspace.open(workspace))
+
+    def create(self, name: str, clearance: Sensitivity) -> tuple[KeyInfo, str]:
+        with self._store as store:
+            return store.create(name, clearance)
+
+    def list(self) -> list[KeyInfo]:
+        with self._store as store:
+            return store.list()
+
+    def revoke(self, name: str) -> KeyInfo:
+        with self._store as store:
+            return store.revoke(name)
 
 
 @command_in(keys_app, "create")
 def keys_create(
-    workspace: WorkspaceOption,
     name: Annotated[
         str, typer.Option("--name", help="A unique name for the key (who or what uses it).")
     ],
@@ -28,21 +71,26 @@ def keys_create(
         str,
         typer.Option(help="The most sensitive level the key may read: PUBLIC ... RESTRICTED."),
     ],
+    workspace: KeysWorkspaceOption = None,
+    database_url: OptionalDatabaseUrlOption = None,
+    schema: SchemaOption = DEFAULT_SCHEMA,
 ) -> None:
     """Create a key; it is printed once, alone on the last line, and only its hash is kept."""
     level = parse_clearance(clearance)
-    with KeyStore(Workspace.open(workspace)) as keys:
-        info, token = keys.create(name, level)
+    info, token = _Keys(workspace, database_url, schema).create(name, level)
     typer.echo(f"created key {info.name!r} (id {info.key_id}, clearance {info.clearance.value})")
     typer.echo("the key is shown this once and cannot be recovered; store it now:")
     typer.echo(token)
 
 
 @command_in(keys_app, "list")
-def keys_list(workspace: WorkspaceOption) -> None:
+def keys_list(
+    workspace: KeysWorkspaceOption = None,
+    database_url: OptionalDatabaseUrlOption = None,
+    schema: SchemaOption = DEFAULT_SCHEMA,
+) -> None:
     """List the keys: name, shown prefix, clearance, when created and revoked (never the key)."""
-    with KeyStore(Workspace.open(workspace)) as keys:
-        infos = keys.list()
+    infos = _Keys(workspace, database_url, schema).list()
     table = Table(show_header=True, header_style="bold")
     for column in ("id", "name", "prefix", "clearance", "created (UTC)", "revoked (UTC)"):
         table.add_column(column)
@@ -61,11 +109,12 @@ def keys_list(workspace: WorkspaceOption) -> None:
 @command_in(keys_app, "revoke")
 def keys_revoke(
     name: Annotated[str, typer.Argument(help="The key's name or id, as `keys list` shows it.")],
-    workspace: WorkspaceOption,
+    workspace: KeysWorkspaceOption = None,
+    database_url: OptionalDatabaseUrlOption = None,
+    schema: SchemaOption = DEFAULT_SCHEMA,
 ) -> None:
     """Revoke a key: from now on a request presenting it is refused."""
-    with KeyStore(Workspace.open(workspace)) as keys:
-        info = keys.revoke(name)
+    info = _Keys(workspace, database_url, schema).revoke(name)
     typer.echo(f"revoked key {info.name!r} (id {info.key_id})")
 
 

@@ -1,7 +1,8 @@
 """API keys: random tokens stored only as hashes, each with a name and a sensitivity clearance.
 
 The contract the app relies on is :class:`Caller` and :class:`Authenticator`; the workspace's
-key store (:class:`KeyStore`, in ``DIR/service.db``) implements it.
+key store (:class:`KeyStore`, in ``DIR/service.db``) implements it, and so does
+``ragspine.service.pg_keys.PostgresKeyStore`` for a scale-out deployment.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class KeyInfo:
         return not self.revoked_at
 
 
-def _digest(token: str) -> str:
+def token_digest(token: str) -> str:
     # A plain SHA-256 is enough here, unlike for passwords: a token holds 256 random bits, so
     # no dictionary or brute force over the hash can find it, and a fast hash keeps
     # authenticating each request cheap. Looking the digest up (instead of comparing tokens)
@@ -76,28 +77,20 @@ class KeyStore:
 
     def create(self, name: str, clearance: Sensitivity | str) -> tuple[KeyInfo, str]:
         """A new key: its description and the token, which exists nowhere else afterwards."""
-        if not _NAME.fullmatch(name) or name.isdigit():
-            raise UsageError(
-                f"key name {name!r} is not valid; use 1 to 64 letters, digits, '.', '_', '@' "
-                "or '-', not only digits"
-            )
-        level = _clearance(clearance)
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        level, token = new_key(name, clearance)
         created = utc_timestamp()
         try:
             with self._db.transaction() as conn:
                 cursor = conn.execute(
                     "INSERT INTO api_keys (name, prefix, token_hash, clearance, created_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (name, token[:_SHOWN], _digest(token), level.value, created),
+                    (name, shown_prefix(token), token_digest(token), level.value, created),
                 )
         except sqlite3.IntegrityError:
-            raise UsageError(
-                f"an active key is already named {name!r}; revoke it first or choose another name"
-            ) from None
+            raise name_taken(name) from None
         key_id = cursor.lastrowid
         assert key_id is not None  # an INSERT into a rowid table always sets it
-        return KeyInfo(key_id, name, token[:_SHOWN], level, created), token
+        return KeyInfo(key_id, name, shown_prefix(token), level, created), token
 
     def list(self) -> list[KeyInfo]:
         """Every key, revoked ones included, oldest first."""
@@ -112,7 +105,7 @@ class KeyStore:
 
     def revoke(self, name_or_id: str | int) -> KeyInfo:
         """Revoke the active key of that name (or that id); it authenticates no more."""
-        key = self._find(str(name_or_id))
+        key = find_key(self.list(), str(name_or_id))
         if not key.active:
             raise UsageError(f"key {key.name!r} (id {key.key_id}) is already revoked")
         revoked = utc_timestamp()
@@ -124,13 +117,13 @@ class KeyStore:
         return KeyInfo(key.key_id, key.name, key.prefix, key.clearance, key.created_at, revoked)
 
     def authenticate(self, token: str) -> Caller | None:
-        if not token.startswith(TOKEN_PREFIX) or len(token) > _MAX_TOKEN:
+        if not presentable(token):
             return None
         row = (
             self._db.connection()
             .execute(
                 "SELECT name, clearance FROM api_keys WHERE token_hash = ? AND revoked_at = ''",
-                (_digest(token),),
+                (token_digest(token),),
             )
             .fetchone()
         )
@@ -145,17 +138,44 @@ class KeyStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _find(self, wanted: str) -> KeyInfo:
-        keys = self.list()
-        # Names are never all digits, so a number is always an id.
-        if wanted.isdigit():
-            found = [k for k in keys if k.key_id == int(wanted)]
-        else:
-            named = [k for k in keys if k.name == wanted]
-            found = [k for k in named if k.active] or named[-1:]
-        if not found:
-            raise UsageError(f"no key named or numbered {wanted!r}; see `ragspine keys list`")
-        return found[0]
+
+def new_key(name: str, clearance: Sensitivity | str) -> tuple[Sensitivity, str]:
+    """Check a new key's name and clearance; the level and a fresh token."""
+    if not _NAME.fullmatch(name) or name.isdigit():
+        raise UsageError(
+            f"key name {name!r} is not valid; use 1 to 64 letters, digits, '.', '_', '@' "
+            "or '-', not only digits"
+        )
+    return _clearance(clearance), TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def shown_prefix(token: str) -> str:
+    """What is kept of a token in clear, for display."""
+    return token[:_SHOWN]
+
+
+def presentable(token: str) -> bool:
+    """Whether a presented token can be one of ours (worth hashing and looking up)."""
+    return token.startswith(TOKEN_PREFIX) and len(token) <= _MAX_TOKEN
+
+
+def name_taken(name: str) -> UsageError:
+    return UsageError(
+        f"an active key is already named {name!r}; revoke it first or choose another name"
+    )
+
+
+def find_key(keys: list[KeyInfo], wanted: str) -> KeyInfo:
+    """The key ``wanted`` names (a name: its active key, else its latest) or numbers."""
+    # Names are never all digits, so a number is always an id.
+    if wanted.isdigit():
+        found = [k for k in keys if k.key_id == int(wanted)]
+    else:
+        named = [k for k in keys if k.name == wanted]
+        found = [k for k in named if k.active] or named[-1:]
+    if not found:
+        raise UsageError(f"no key named or numbered {wanted!r}; see `ragspine keys list`")
+    return found[0]
 
 
 def _clearance(raw: Sensitivity | str) -> Sensitivity:

@@ -152,5 +152,49 @@ _VECTORS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS)
+_SERVICE = Migration(
+    4,
+    "service: API keys and ingestion jobs",
+    (
+        f"""CREATE TABLE api_keys (
+            key_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            name text NOT NULL,
+            prefix text NOT NULL,
+            token_hash text NOT NULL UNIQUE,
+            clearance text NOT NULL CHECK (clearance IN {_SENSITIVITY}),
+            created_at text NOT NULL,
+            revoked_at text NOT NULL DEFAULT ''
+        )""",
+        # A name is unique among the active keys only: a revoked key's name may be given again.
+        "CREATE UNIQUE INDEX api_keys_active_name ON api_keys (name) WHERE revoked_at = ''",
+        """CREATE TABLE jobs (
+            job_id text PRIMARY KEY,
+            state text NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),
+            submitter text NOT NULL,
+            error text NOT NULL DEFAULT '',
+            attempts integer NOT NULL DEFAULT 0,
+            created_at text NOT NULL,
+            updated_at text NOT NULL
+        )""",
+        # The uploaded bytes travel with the job, so any worker on any machine can ingest
+        # them (docs/scale-out.md says why not a shared folder); they go with the job's row.
+        """CREATE TABLE job_files (
+            job_id text NOT NULL REFERENCES jobs (job_id) ON DELETE CASCADE,
+            position integer NOT NULL,
+            name text NOT NULL,
+            doc_id text NOT NULL CHECK (doc_id <> ''),
+            content_hash text NOT NULL,
+            content bytea NOT NULL,
+            outcome text NOT NULL DEFAULT '',
+            facts integer NOT NULL DEFAULT 0,
+            chunks integer NOT NULL DEFAULT 0,
+            review integer NOT NULL DEFAULT 0,
+            warnings jsonb NOT NULL DEFAULT '[]',
+            error text NOT NULL DEFAULT '',
+            PRIMARY KEY (job_id, position)
+        )""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE)
 LATEST_VERSION = MIGRATIONS[-1].version
