@@ -16,10 +16,12 @@ the same corpus the same way.
 Layout of the folder:
     DIR/lexical/        the tantivy index (``lexical.LexicalIndex``)
     DIR/follower.json   the database it follows and the last sequence number applied
+    DIR/follower.lock   held by the one process following into this folder
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -30,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
+from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.lexical import META_FILE, LexicalIndex
 from ragspine.retrieval.protocol import RetrievalFilters
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
 STATE_FILE = "follower.json"
+LOCK_FILE = "follower.lock"
 # The schema step that created the change log (``storage/postgres/steps.py``).
 CHANGES_STEP = 4
 LEXICAL_DIR = "lexical"
@@ -62,6 +66,7 @@ class IndexFollower:
         self._lock = threading.RLock()
         self._identity = _identity(store)
         self.folder.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _hold(self.folder / LOCK_FILE)
         state = _read_state(self.folder / STATE_FILE)
         built = (self.folder / LEXICAL_DIR / META_FILE).is_file()
         if state.get("database") != self._identity or not built:
@@ -177,6 +182,9 @@ class IndexFollower:
         self.stop()
         with self._lock:
             self._index.close()
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1
 
     def __enter__(self) -> Self:
         return self
@@ -209,6 +217,20 @@ def _listening(store: PostgresWorkspaceStore, channel: str) -> Iterator[Any]:
     with psycopg.connect(store.database.url, autocommit=True) as conn:
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
         yield conn
+
+
+def _hold(path: Path) -> int:
+    """An ``flock`` on ``path`` for this process's lifetime: one follower per folder."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise StoreError(
+            f"index folder {path.parent} is in use by another process; "
+            "give each process its own --index-dir"
+        ) from None
+    return fd
 
 
 def _read_state(path: Path) -> dict[str, Any]:
