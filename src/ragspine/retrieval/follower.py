@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import shutil
 import threading
@@ -41,6 +42,8 @@ from ragspine.retrieval.retriever import document_versions
 if TYPE_CHECKING:
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
+_log = logging.getLogger(__name__)
+
 STATE_FILE = "follower.json"
 LOCK_FILE = "follower.lock"
 # The schema step that created the change log (``storage/postgres/steps.py``).
@@ -50,6 +53,8 @@ FORMAT_VERSION = 1
 # The fallback when a notification is lost (a dropped connection): the 5 s freshness promise
 # holds with room to spare.
 POLL_SECONDS = 1.0
+# How long ``stop`` may wait for the listening thread to notice.
+STOP_SLICE_SECONDS = 0.25
 
 
 class IndexFollower:
@@ -67,6 +72,17 @@ class IndexFollower:
         self._identity = _identity(store)
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock_fd = _hold(self.folder / LOCK_FILE)
+        try:
+            self._open_index()
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._on_error: Callable[[Exception], None] = _warn
+
+    def _open_index(self) -> None:
+        """Resume the index in the folder, or start an empty one where it cannot resume."""
         state = _read_state(self.folder / STATE_FILE)
         built = (self.folder / LEXICAL_DIR / META_FILE).is_file()
         if state.get("database") != self._identity or not built:
@@ -77,9 +93,6 @@ class IndexFollower:
         self.seq = int(state.get("seq", 0))
         self._index = LexicalIndex.open(self.folder / LEXICAL_DIR)
         self._versions = self._index.doc_versions()
-        self._stopping = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._on_error: Callable[[Exception], None] = _ignore
 
     # ------------------------------------------------------------------ following
 
@@ -117,11 +130,12 @@ class IndexFollower:
         on_error: Callable[[Exception], None] | None = None,
     ) -> None:
         """Follow in a background thread (after one catch-up here, so the index is current
-        when this returns). ``on_error`` hears of a failed catch-up; the thread keeps going."""
+        when this returns). ``on_error`` hears of a failed catch-up (a warning is logged by
+        default); the thread keeps going and the next catch-up retries."""
         self.catch_up()
         if self._thread is not None:
             return
-        self._on_error = on_error or _ignore
+        self._on_error = on_error or _warn
         self._stopping.clear()
         self._thread = threading.Thread(
             target=self._follow, args=(poll_seconds,), name="ragspine-follower", daemon=True
@@ -142,12 +156,20 @@ class IndexFollower:
                 with _listening(self.store, CHANGES_CHANNEL) as conn:
                     while not self._stopping.is_set():
                         self.catch_up()
-                        # Any notification (ours or another schema's) ends the wait early.
-                        for _ in conn.notifies(timeout=poll_seconds, stop_after=1):
-                            pass
+                        self._wait(conn, poll_seconds)
             except Exception as exc:  # a lost connection: report, wait, listen again
                 self._on_error(exc)
                 self._stopping.wait(poll_seconds)
+
+    def _wait(self, conn: Any, poll_seconds: float) -> None:
+        """Until a notification (ours or another schema's), ``poll_seconds``, or ``stop``:
+        waited in slices, so ``stop`` never waits a whole poll."""
+        waited = 0.0
+        while waited < poll_seconds and not self._stopping.is_set():
+            wait = min(STOP_SLICE_SECONDS, poll_seconds - waited)
+            if any(True for _ in conn.notifies(timeout=wait, stop_after=1)):
+                return
+            waited += wait
 
     # ------------------------------------------------------------------ reading
 
@@ -248,5 +270,6 @@ def _write_state(path: Path, state: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _ignore(exc: Exception) -> None:
-    del exc
+def _warn(exc: Exception) -> None:
+    """The default report of a failed background catch-up (the next one retries)."""
+    _log.warning("index follower: catch-up failed, retrying: %s", exc)
