@@ -102,3 +102,15 @@ def test_eval_retrieval_over_an_empty_database_ingests_the_demo_corpus(
     assert result.exit_code == 0, result.stderr
     assert "ingesting the demo corpus" in result.stderr
     assert json.loads(result.stdout)["overall"]["recall"] > 0.9
+
+
+def test_the_golden_eval_over_postgresql_is_the_workspaces(
+    postgres_database: tuple[str, str], tmp_path: Path
+) -> None:
+    url, schema = postgres_database
+    embedded = runner.invoke(app, ["eval", "--json"])
+    assert embedded.exit_code == 0, embedded.stderr
+    server = ["--database-url", url, "--schema", schema, "--index-dir", str(tmp_path / "ix")]
+    over_postgres = runner.invoke(app, ["eval", "--json", *server])
+    assert over_postgres.exit_code == 0, over_postgres.stderr
+    assert json.loads(over_postgres.stdout) == json.loads(embedded.stdout)
