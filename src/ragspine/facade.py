@@ -100,11 +100,9 @@ class _Engine(ABC):
         retriever: Callable[[Reranker | None], NarrativeRetriever],
         *,
         rerank: bool = False,
-        follower: IndexFollower | None = None,
         read_only: bool = False,
         cleanup: Callable[[], None] | None = None,
     ) -> None:
-        self.follower = follower
         reranker = LLMListwiseReranker(provider) if rerank else None
         self.retriever = _LazyRetriever(lambda: retriever(reranker))
         self._store = store
@@ -144,7 +142,7 @@ class _Engine(ABC):
     def ask(
         self, question: str, *, reference_date: date | None = None, request_id: str | None = None
     ) -> AgentResult:
-        """Answer one question; its privacy-aware trace is appended to the workspace.
+        """Answer one question; its privacy-aware trace is appended to the trace file.
 
         ``request_id`` names the request in the trace (the HTTP service passes its own, so the
         response, the trace and the access log agree); a fresh one is made when it is omitted.
@@ -265,9 +263,12 @@ class ServerRAGSpine(_Engine):
     """Questions answered over a PostgreSQL schema, searched through this process's own
     followed index; use :meth:`open` (or ``RAGSpine.open_server``) to build one."""
 
-    def __init__(self, store: PostgresWorkspaceStore, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self, store: PostgresWorkspaceStore, follower: IndexFollower, *args: Any, **kwargs: Any
+    ) -> None:
         super().__init__(store, *args, **kwargs)
         self._postgres = store
+        self.follower = follower
 
     @property
     def store(self) -> PostgresWorkspaceStore:
@@ -278,8 +279,7 @@ class ServerRAGSpine(_Engine):
 
     def _write(self, sources: list[Path]) -> IngestReport:
         report = ingest(sources, self.store, self.profile)
-        if self.follower is not None:
-            self.follower.catch_up()
+        self.follower.catch_up()
         return report
 
     @classmethod
@@ -339,13 +339,13 @@ class ServerRAGSpine(_Engine):
         sink: TraceSink = JsonlTraceSink(folder / TRACE_NAME) if index_dir else NullTraceSink()
         return cls(
             store,
+            follower,
             prof,
             provider or MockProvider(),
             level,
             sink,
             retriever,
             rerank=rerank,
-            follower=follower,
             read_only=read_only,
             cleanup=cleanup,
         )
