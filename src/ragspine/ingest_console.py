@@ -27,7 +27,7 @@ from ragspine.ingestion.pipeline import (
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
 from ragspine.storage.documents import DocumentSummary, ReviewItem
-from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.terminal import plain, plain_text
 
 
@@ -48,7 +48,7 @@ def _progress(console: Console, total: int) -> Iterator[Progress]:
 def ingest_with_progress(
     paths: Sequence[Path],
     files: Sequence[SourceFile],
-    store: SQLiteWorkspaceStore,
+    store: WorkspaceStoreProtocol,
     profile: DomainProfile,
     *,
     console: Console,
@@ -64,7 +64,9 @@ def ingest_with_progress(
         return ingest(paths, store, profile, files=files, on_file=advance, prune=prune)
 
 
-def print_report(report: IngestReport, console: Console, *, workspace: Path | None = None) -> None:
+def print_report(report: IngestReport, console: Console, *, target: str = "") -> None:
+    """The ingestion table; ``target`` holds the options naming where it went (``--workspace
+    ws``), repeated in the commands it suggests."""
     title = "Ingestion (dry run: nothing written)" if report.dry_run else "Ingestion"
     table = Table(title=title, show_header=True, header_style="bold")
     for name in (
@@ -98,12 +100,13 @@ def print_report(report: IngestReport, console: Console, *, workspace: Path | No
     for result in report.warned:
         for warning in result.warnings:
             console.print(plain_text(f"warning {result.doc_id}: {warning}"), soft_wrap=True)
-    for change in folder_changes(report, workspace):
+    for change in folder_changes(report, target):
         console.print(plain_text(change), soft_wrap=True)
 
 
-def folder_changes(report: IngestReport, workspace: Path | None = None) -> list[str]:
-    """Renames, kept review decisions and documents gone from the folders, one line each."""
+def folder_changes(report: IngestReport, target: str = "") -> list[str]:
+    """Renames, kept review decisions and documents gone from the folders, one line each;
+    ``target`` as in :func:`print_report`."""
     lines = [f"renamed {r.renamed_from} -> {r.doc_id}" for r in report.renames]
     if report.decisions_kept:
         lines.append(f"kept {_count(report.decisions_kept, 'review decision')} on unchanged items")
@@ -114,7 +117,7 @@ def folder_changes(report: IngestReport, workspace: Path | None = None) -> list[
             + ", ".join(report.pruned)
         )
     if report.missing:
-        where = f" --workspace {workspace}" if workspace else ""
+        where = f" {target}" if target else ""
         lines.append(
             f"{_count(len(report.missing), 'document')} ingested from {folders} "
             f"{'is' if len(report.missing) == 1 else 'are'} no longer there and still "

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ragspine.agent.response import to_response
 from ragspine.agent.types import AgentResult, AnswerKind
-from ragspine.cli.common import WorkspaceOption, parse_clearance, parse_reference_date
+from ragspine.cli.common import (
+    TargetDatabaseOption,
+    TargetIndexOption,
+    TargetSchemaOption,
+    TargetWorkspaceOption,
+    choose_target,
+    parse_clearance,
+    parse_reference_date,
+)
 from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
 from ragspine.llm.factory import ProviderName, build_provider
@@ -20,7 +29,16 @@ from ragspine.terminal import plain, plain_json
 
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in Chinese or English.")],
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
+    index_dir: TargetIndexOption = None,
+    profile: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --database-url: the domain profile TOML (the shipped example if omitted)."
+        ),
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object (the HTTP AskResponse shape).")
     ] = False,
@@ -47,9 +65,15 @@ def ask(
         bool, typer.Option("--rerank", help="Let the provider reorder retrieved passages.")
     ] = False,
 ) -> None:
-    """Answer one question from a workspace's facts and documents, and list the sources."""
+    """Answer one question from a workspace's (or a PostgreSQL database's) facts and
+    documents, and list the sources."""
     if not question.strip():
         raise UsageError('the question is empty; write it in quotes: ragspine ask "<question>"')
+    target = choose_target(workspace, database_url, schema, index_dir)
+    if isinstance(target, Path) and profile is not None:
+        raise UsageError("--profile only goes with --database-url: a workspace has its own")
+    if not isinstance(target, Path) and dense is not None:
+        raise UsageError("--dense is not available with --database-url yet; use --workspace")
     day = parse_reference_date(reference_date)
     level = parse_clearance(clearance)
     if dense is not None:
@@ -57,9 +81,23 @@ def ask(
     llm = build_provider(provider, model=model, base_url=base_url)
     # Read-only: an ask never writes the workspace (bar its trace line), so any number of
     # them run beside an ingest.
-    with RAGSpine.open(
-        workspace, provider=llm, clearance=level, dense=dense, rerank=rerank, read_only=True
-    ) as rag:
+    opened = (
+        RAGSpine.open(
+            target, provider=llm, clearance=level, dense=dense, rerank=rerank, read_only=True
+        )
+        if isinstance(target, Path)
+        else RAGSpine.open_server(
+            target.url,
+            schema=target.schema,
+            index_dir=target.index_dir,
+            profile=profile,
+            provider=llm,
+            clearance=level,
+            rerank=rerank,
+            read_only=True,
+        )
+    )
+    with opened as rag:
         result = rag.ask(question, reference_date=day)
     if json_output:
         typer.echo(plain_json(json.dumps(to_response(result).model_dump(), ensure_ascii=False)))

@@ -12,6 +12,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -35,6 +36,81 @@ P = ParamSpec("P")
 WorkspaceOption = Annotated[
     Path, typer.Option("--workspace", "-w", help="Workspace folder (holds ragspine.db).")
 ]
+
+# The default of --schema; kept here so `--help` needs no psycopg (checked by a test).
+DEFAULT_SCHEMA = "ragspine"
+
+# The commands that run on either backend take these four options; `choose_target` checks
+# that exactly one backend was named.
+TargetWorkspaceOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--workspace", "-w", help="Workspace folder (holds ragspine.db); or --database-url."
+    ),
+]
+TargetDatabaseOption = Annotated[
+    str | None,
+    typer.Option(
+        "--database-url",
+        help="PostgreSQL URL, postgresql://USER@HOST:PORT/DATABASE, instead of --workspace.",
+    ),
+]
+TargetSchemaOption = Annotated[
+    str | None,
+    typer.Option(help=f"With --database-url: the schema holding the tables [{DEFAULT_SCHEMA}]."),
+]
+TargetIndexOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--index-dir",
+        help="With --database-url: this process's search index folder, kept up to date from "
+        "the database (a temporary one if omitted).",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class ServerTarget:
+    """A PostgreSQL schema named on the command line, and the search index folder to use."""
+
+    url: str
+    schema: str
+    index_dir: Path | None
+
+    def options(self) -> str:
+        """The options naming it again (password hidden), for the commands a message suggests."""
+        from ragspine.storage.postgres.connection import redact
+
+        return f"--database-url {redact(self.url)} --schema {self.schema}"
+
+
+def check_database_url(url: str) -> str:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise UsageError(f"--database-url must be a postgresql:// URL, got {url.split('@')[-1]!r}")
+    return url
+
+
+def choose_target(
+    workspace: Path | None,
+    database_url: str | None,
+    schema: str | None = None,
+    index_dir: Path | None = None,
+) -> Path | ServerTarget:
+    """The workspace folder or the PostgreSQL target the options name; exactly one must be
+    given, and --schema / --index-dir only with --database-url (``UsageError`` otherwise)."""
+    if workspace is not None and database_url is not None:
+        raise UsageError("give --workspace or --database-url, not both")
+    if database_url is not None:
+        return ServerTarget(check_database_url(database_url), schema or DEFAULT_SCHEMA, index_dir)
+    if workspace is None:
+        raise UsageError(
+            "give --workspace DIR (a workspace folder) or --database-url postgresql://... "
+            "(a PostgreSQL database upgraded by `ragspine db upgrade`)"
+        )
+    extra = [name for name, v in (("--schema", schema), ("--index-dir", index_dir)) if v]
+    if extra:
+        raise UsageError(f"{' and '.join(extra)} only go with --database-url, not --workspace")
+    return workspace
 
 
 def guarded(func: Callable[P, None]) -> Callable[P, None]:

@@ -6,15 +6,12 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.common import command_in
-from ragspine.errors import UsageError
+from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in
 
 db_app = typer.Typer(
     help="Manage the PostgreSQL database of a scale-out deployment.", no_args_is_help=True
 )
 
-# The default of --schema; kept here so `--help` needs no psycopg (checked by a test).
-DEFAULT_SCHEMA = "ragspine"
 DATABASE_URL_VARIABLE = "RAGSPINE_DATABASE_URL"
 
 DatabaseUrlOption = Annotated[
@@ -37,15 +34,6 @@ SchemaOption = Annotated[
     str,
     typer.Option("--schema", help="The PostgreSQL schema holding the tables."),
 ]
-
-
-def check_database_url(database_url: str) -> str:
-    """``database_url`` if it is a PostgreSQL URL; ``UsageError`` otherwise."""
-    if not database_url.startswith(("postgresql://", "postgres://")):
-        raise UsageError(
-            f"--database-url must be a postgresql:// URL, got {database_url.split('@')[-1]!r}"
-        )
-    return database_url
 
 
 @command_in(db_app, "upgrade")

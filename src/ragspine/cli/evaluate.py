@@ -9,14 +9,24 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragspine.cli.common import command_in, guarded
-from ragspine.demo.tour import build_demo_workspace
+from ragspine.cli.common import (
+    ServerTarget,
+    TargetDatabaseOption,
+    TargetIndexOption,
+    TargetSchemaOption,
+    choose_target,
+    command_in,
+    guarded,
+)
+from ragspine.demo.corpus import generate_corpus
+from ragspine.demo.tour import CORPUS_DIR, build_demo_workspace
 from ragspine.errors import UsageError
 from ragspine.eval.baseline import check_baseline, ratchet_baseline
 from ragspine.eval.cases import Split, load_golden
 from ragspine.eval.report import EvalRun, render_run
 from ragspine.eval.retrieval_eval import load_eval_set, render_report, run_retrieval_eval
-from ragspine.eval.runner import ask_with, run_golden_eval, run_splits
+from ragspine.eval.runner import ServerAsker, WorkspaceAsker, ask_with, run_golden_eval, run_splits
+from ragspine.facade import RAGSpine, ServerRAGSpine
 from ragspine.llm.factory import ProviderName, build_provider
 from ragspine.retrieval.retriever import open_retriever
 from ragspine.workspace import Workspace
@@ -37,6 +47,9 @@ def eval_golden(
             "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
         ),
     ] = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
+    index_dir: TargetIndexOption = None,
     golden: Annotated[
         Path | None,
         typer.Option(help="A JSONL golden set of your own, instead of the shipped splits."),
@@ -75,10 +88,15 @@ def eval_golden(
     custom = load_golden(golden) if golden is not None else None
     llm = build_provider(provider, model=model, base_url=base_url)
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
-        if workspace is None:
-            workspace = Path(tmp) / "ws"
-            build_demo_workspace(workspace)
-        with ask_with(workspace, llm) as asker:
+        target = _target(workspace, database_url, schema, index_dir, Path(tmp))
+        asker: WorkspaceAsker = (
+            ask_with(target, llm)
+            if isinstance(target, Path)
+            else ServerAsker(
+                target.url, schema=target.schema, index_dir=target.index_dir, provider=llm
+            )
+        )
+        with asker:
             if custom is not None:
                 run = EvalRun({"custom": run_golden_eval(asker, custom)})
             else:
@@ -96,6 +114,31 @@ def eval_golden(
         raise typer.Exit(1)
 
 
+def _target(
+    workspace: Path | None,
+    database_url: str | None,
+    schema: str | None,
+    index_dir: Path | None,
+    scratch: Path,
+) -> Path | ServerTarget:
+    """The demo workspace or database the options name, with the demo corpus in it; with
+    neither option, a demo workspace built in ``scratch``. A database holding no documents
+    gets the demo corpus ingested first."""
+    if workspace is None and database_url is None:
+        if schema is not None or index_dir is not None:
+            raise UsageError("--schema and --index-dir only go with --database-url")
+        build_demo_workspace(scratch / "ws")
+        return scratch / "ws"
+    target = choose_target(workspace, database_url, schema, index_dir)
+    if isinstance(target, ServerTarget):
+        with RAGSpine.open_server(target.url, schema=target.schema) as rag:
+            if not rag.store.list_documents():
+                typer.echo(f"ingesting the demo corpus into {rag.describe()}", err=True)
+                generate_corpus(scratch / CORPUS_DIR)
+                rag.ingest(scratch / CORPUS_DIR)
+    return target
+
+
 @command_in(eval_app, "retrieval")
 def eval_retrieval(
     workspace: Annotated[
@@ -104,6 +147,9 @@ def eval_retrieval(
             "--workspace", "-w", help="A demo workspace; built in a temporary folder if omitted."
         ),
     ] = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
+    index_dir: TargetIndexOption = None,
     eval_set: Annotated[
         Path | None, typer.Option(help="A JSONL eval set; the shipped bilingual set by default.")
     ] = None,
@@ -115,13 +161,19 @@ def eval_retrieval(
 ) -> None:
     """Recall@k, MRR and nDCG@k of narrative retrieval on the bilingual eval set."""
     queries = load_eval_set(eval_set)
+    if database_url is not None and dense is not None:
+        raise UsageError("--dense is not available with --database-url yet; use --workspace")
     with tempfile.TemporaryDirectory(prefix="ragspine-eval-") as tmp:
-        if workspace is None:
-            workspace = Path(tmp) / "ws"
-            build_demo_workspace(workspace)
-        ws = Workspace.open(workspace)
-        retriever = open_retriever(ws, dense=dense)
-        report = run_retrieval_eval(retriever, queries, k=k, profile=ws.profile())
+        target = _target(workspace, database_url, schema, index_dir, Path(tmp))
+        if isinstance(target, ServerTarget):
+            with ServerRAGSpine.open(
+                target.url, schema=target.schema, index_dir=target.index_dir, read_only=True
+            ) as rag:
+                report = run_retrieval_eval(rag.retriever, queries, k=k, profile=rag.profile)
+        else:
+            ws = Workspace.open(target)
+            retriever = open_retriever(ws, dense=dense)
+            report = run_retrieval_eval(retriever, queries, k=k, profile=ws.profile())
     if json_output:
         typer.echo(report.to_json())
     else:

@@ -15,15 +15,26 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from ragspine.cli.common import WorkspaceOption, command_in, parse_clearance
-from ragspine.errors import ReviewError, StoreError
+from ragspine.cli.common import (
+    ServerTarget,
+    TargetDatabaseOption,
+    TargetIndexOption,
+    TargetSchemaOption,
+    TargetWorkspaceOption,
+    choose_target,
+    command_in,
+    parse_clearance,
+)
+from ragspine.errors import ReviewError, StoreError, UsageError
 from ragspine.ingest_console import ingest_with_progress, print_report, print_review_list
 from ragspine.ingestion import review
-from ragspine.ingestion.pipeline import discover
+from ragspine.ingestion.pipeline import IngestReport, SourceFile, discover
 from ragspine.profile.loader import load_profile
+from ragspine.profile.model import DomainProfile
 from ragspine.retrieval.refresh import refresh_indexes, writing
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.terminal import plain, plain_json
 from ragspine.workspace import DB_NAME, Workspace
 
@@ -32,10 +43,16 @@ def ingest_command(
     paths: Annotated[
         list[Path], typer.Argument(help="Files or folders (pptx, xlsx, pdf, docx, md, txt).")
     ],
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
+    index_dir: TargetIndexOption = None,
     profile: Annotated[
         Path | None,
-        typer.Option(help="Domain profile TOML to install in the workspace before ingesting."),
+        typer.Option(
+            help="Domain profile TOML to install in the workspace before ingesting (with "
+            "--database-url: to map this run's documents with)."
+        ),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Read and map everything; write nothing.")
@@ -53,9 +70,20 @@ def ingest_command(
 ) -> None:
     """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
     console = Console(stderr=False, highlight=False)
+    target = choose_target(workspace, database_url, schema, index_dir)
     # Inputs are checked before anything is created: a typo must not leave an empty workspace.
     files = discover(paths)
     chosen = load_profile(profile) if profile else None
+    if isinstance(target, ServerTarget):
+        if dry_run or dense:
+            option = "--dry-run" if dry_run else "--dense"
+            raise UsageError(f"{option} is not available with --database-url yet; use --workspace")
+        report = _ingest_server(target, paths, files, chosen or load_profile(None), console, prune)
+        print_report(report, console, target=target.options())
+        if report.failures:
+            raise typer.Exit(1)
+        return
+    workspace = target
     if dry_run:
         prof = chosen or Workspace(workspace).profile()
         with _dry_run_store(Workspace(workspace)) as store:
@@ -72,9 +100,31 @@ def ingest_command(
                     paths, files, store, prof, console=console, prune=prune
                 )
                 refresh_indexes(ws, store, dense=dense)
-    print_report(report, console, workspace=workspace)
+    print_report(report, console, target=f"--workspace {workspace}")
     if report.failures:
         raise typer.Exit(1)
+
+
+def _ingest_server(
+    target: ServerTarget,
+    paths: list[Path],
+    files: list[SourceFile],
+    profile: DomainProfile,
+    console: Console,
+    prune: bool,
+) -> IngestReport:
+    """Ingest into PostgreSQL (one transaction per document, no lock: several ingests may run
+    at once); with --index-dir, that index then applies the new changes."""
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    with PostgresWorkspaceStore(target.url, schema=target.schema) as store:
+        report = ingest_with_progress(paths, files, store, profile, console=console, prune=prune)
+        if target.index_dir is not None:
+            from ragspine.retrieval.follower import IndexFollower
+
+            with IndexFollower(store, target.index_dir) as follower:
+                follower.catch_up()
+    return report
 
 
 def _waiting(workspace: Workspace) -> None:
@@ -109,12 +159,29 @@ def _dry_run_store(workspace: Workspace) -> Iterator[SQLiteWorkspaceStore]:
 
 
 @contextmanager
-def _writing(root: Path) -> Iterator[SQLiteWorkspaceStore]:
+def _writing(target: Path | ServerTarget) -> Iterator[WorkspaceStoreProtocol]:
     """The store of an existing workspace under its write lock; the search index is updated
-    when the block ends (a decision on a held passage changes what may be found)."""
-    ws = Workspace.open(root)
+    when the block ends (a decision on a held passage changes what may be found). On
+    PostgreSQL the store alone: every followed index applies the decision by itself."""
+    if isinstance(target, ServerTarget):
+        with _reading(target) as store:
+            yield store
+        return
+    ws = Workspace.open(target)
     with writing(ws, on_wait=lambda: _waiting(ws)) as store:
         yield store
+
+
+@contextmanager
+def _reading(target: Path | ServerTarget) -> Iterator[WorkspaceStoreProtocol]:
+    if isinstance(target, Path):
+        with Workspace.open(target).fact_store() as store:
+            yield store
+        return
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    with PostgresWorkspaceStore(target.url, schema=target.schema) as server:
+        yield server
 
 
 review_app = typer.Typer(
@@ -131,7 +198,9 @@ class ReviewFilter(StrEnum):
 
 @command_in(review_app, "list")
 def review_list(
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
     state: Annotated[ReviewFilter, typer.Option(help="Which items to list.")] = ReviewFilter.OPEN,
     clearance: Annotated[
         str | None,
@@ -140,7 +209,7 @@ def review_list(
 ) -> None:
     """List review items (open ones by default)."""
     level = parse_clearance(clearance) if clearance is not None else None
-    with Workspace.open(workspace).fact_store() as store:
+    with _reading(choose_target(workspace, database_url, schema)) as store:
         items = store.list_review(None if state is ReviewFilter.ALL else ReviewState(state.value))
     if level is not None:
         items = review.visible_to(items, level)
@@ -149,10 +218,13 @@ def review_list(
 
 @command_in(review_app, "show")
 def review_show(
-    item_id: Annotated[int, typer.Argument(help="Review item id.")], workspace: WorkspaceOption
+    item_id: Annotated[int, typer.Argument(help="Review item id.")],
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
 ) -> None:
     """Show one review item with its proposed fact and audit trail."""
-    with Workspace.open(workspace).fact_store() as store:
+    with _reading(choose_target(workspace, database_url, schema)) as store:
         item = store.get_review(item_id)
         if item is None:
             raise ReviewError(f"no review item {item_id}")
@@ -165,13 +237,15 @@ def review_show(
 @command_in(review_app, "approve")
 def review_approve(
     item_id: Annotated[int, typer.Argument(help="Review item id.")],
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
     correct: Annotated[
         float | None, typer.Option(help="Approve with this value instead of the proposed one.")
     ] = None,
 ) -> None:
     """Approve an item: its fact becomes visible (conflicting facts are retired)."""
-    with _writing(workspace) as store:
+    with _writing(choose_target(workspace, database_url, schema)) as store:
         item, changed = review.approve(store, item_id, correct=correct)
     typer.echo(f"item {item.item_id}: approved" + ("" if changed else " (already approved)"))
 
@@ -179,10 +253,12 @@ def review_approve(
 @command_in(review_app, "reject")
 def review_reject(
     item_id: Annotated[int, typer.Argument(help="Review item id.")],
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: TargetSchemaOption = None,
     note: Annotated[str, typer.Option(help="Why it was rejected (kept in the audit log).")] = "",
 ) -> None:
     """Reject an item: nothing is written to the facts."""
-    with _writing(workspace) as store:
+    with _writing(choose_target(workspace, database_url, schema)) as store:
         item, changed = review.reject(store, item_id, note=note)
     typer.echo(f"item {item.item_id}: rejected" + ("" if changed else " (already rejected)"))

@@ -9,13 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ragspine.cli.common import command_in, parse_clearance
-from ragspine.cli.db import (
-    DEFAULT_SCHEMA,
-    OptionalDatabaseUrlOption,
-    SchemaOption,
-    check_database_url,
-)
+from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in, parse_clearance
+from ragspine.cli.db import OptionalDatabaseUrlOption, SchemaOption
 from ragspine.errors import UsageError
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.keys import KeyInfo, KeyStore

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.db import DEFAULT_SCHEMA, DatabaseUrlOption, SchemaOption, check_database_url
+from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url
+from ragspine.cli.db import DatabaseUrlOption, SchemaOption
 from ragspine.errors import UsageError
 from ragspine.profile.loader import load_profile
 

@@ -4,8 +4,9 @@
 and provider; ``ask_with`` builds that callable for a workspace folder, opening it once per
 clearance level the cases need. The folder holds the demo corpus; a case over another corpus
 (``demo.corpora``) is asked in a workspace built for that corpus in a temporary folder the
-first time a case needs it, and kept for the rest of the run. ``run_splits`` scores the
-shipped dev and held-out splits.
+first time a case needs it, and kept for the rest of the run. ``ServerAsker`` asks the demo
+corpus's cases over a PostgreSQL schema instead. ``run_splits`` scores the shipped dev and
+held-out splits.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from ragspine.errors import UsageError
 from ragspine.eval.cases import GoldenCase, Split, load_golden
 from ragspine.eval.report import EvalRun, GoldenReport, build_report
 from ragspine.eval.scoring import NARRATIVE_K, score_case
-from ragspine.facade import RAGSpine
+from ragspine.facade import RAGSpine, ServerRAGSpine
 from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.facts import DEFAULT_CHANNEL
 from ragspine.workspace import Workspace
@@ -72,7 +74,7 @@ class WorkspaceAsker:
         self._provider = provider
         self._workspaces = {Corpus.DEMO: self._workspace}
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
-        self._open: dict[tuple[Corpus, Sensitivity], RAGSpine] = {}
+        self._open: dict[tuple[Corpus, Sensitivity], RAGSpine | ServerRAGSpine] = {}
 
     @property
     def default_channel(self) -> str:
@@ -82,14 +84,17 @@ class WorkspaceAsker:
     def __call__(self, case: GoldenCase) -> AgentResult:
         return self._rag(case).ask(case.question, reference_date=case.reference_date)
 
-    def _rag(self, case: GoldenCase) -> RAGSpine:
+    def _rag(self, case: GoldenCase) -> RAGSpine | ServerRAGSpine:
         key = (case.corpus, case.clearance)
         rag = self._open.get(key)
         if rag is None:
-            workspace = self._workspace_for(case.corpus)
-            rag = RAGSpine.open(workspace, provider=self._provider, clearance=case.clearance)
+            rag = self._open_rag(case.corpus, case.clearance)
             self._open[key] = rag
         return rag
+
+    def _open_rag(self, corpus: Corpus, clearance: Sensitivity) -> RAGSpine | ServerRAGSpine:
+        workspace = self._workspace_for(corpus)
+        return RAGSpine.open(workspace, provider=self._provider, clearance=clearance)
 
     def _workspace_for(self, corpus: Corpus) -> Path:
         workspace = self._workspaces.get(corpus)
@@ -127,6 +132,46 @@ class WorkspaceAsker:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class ServerAsker(WorkspaceAsker):
+    """A ``WorkspaceAsker`` whose demo-corpus cases are asked over a PostgreSQL schema that
+    holds the demo corpus (cases over another corpus still get a temporary workspace).
+
+    Each clearance level opens its own facade, with its own followed index in a subfolder
+    of ``index_dir`` (temporary folders without it): one index folder serves one follower.
+    """
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        schema: str,
+        index_dir: Path | None = None,
+        provider: LLMProvider | None = None,
+    ) -> None:
+        # The demo entry is never opened as a workspace: _open_rag answers it from PostgreSQL.
+        super().__init__(Path(), provider)
+        self._url = database_url
+        self._schema = schema
+        self._index_dir = index_dir
+
+    @property
+    def default_channel(self) -> str:
+        return load_profile().defaults.channel
+
+    def _open_rag(self, corpus: Corpus, clearance: Sensitivity) -> RAGSpine | ServerRAGSpine:
+        if corpus is not Corpus.DEMO:
+            return super()._open_rag(corpus, clearance)
+        folder = self._index_dir / clearance.value.lower() if self._index_dir else None
+        return RAGSpine.open_server(
+            self._url,
+            schema=self._schema,
+            index_dir=folder,
+            provider=self._provider,
+            clearance=clearance,
+            read_only=True,
+        )
 
 
 def ask_with(workspace: str | Path, provider: LLMProvider | None = None) -> WorkspaceAsker:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from ragspine.errors import StoreError
 from ragspine.profile.glossary import Glossary, glossary_for
@@ -31,6 +32,7 @@ from ragspine.retrieval.rewrite import rewrite_query
 from ragspine.retrieval.vectors import VectorIndex
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace
 
 CANDIDATES = 50
@@ -46,6 +48,22 @@ INDEX_DIR = "index"
 PART_LAG = 3
 
 
+class LexicalReader(Protocol):
+    """What the retriever reads of a BM25 index: a workspace's ``LexicalIndex``, or the
+    index a process keeps following PostgreSQL (``follower.IndexFollower``)."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        filters: RetrievalFilters | None = None,
+        clearance: Sensitivity = DEFAULT_CLEARANCE,
+    ) -> list[tuple[str, float]]: ...
+
+    def doc_versions(self) -> dict[str, str]: ...
+
+
 @dataclass
 class DenseChannel:
     backend: EmbeddingBackend
@@ -54,8 +72,8 @@ class DenseChannel:
 
 @dataclass
 class HybridRetriever:
-    store: SQLiteWorkspaceStore
-    lexical: LexicalIndex
+    store: WorkspaceStoreProtocol
+    lexical: LexicalReader
     glossary: Glossary
     dense: DenseChannel | None = None
     reranker: Reranker | None = None
@@ -268,7 +286,7 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
-def document_versions(store: SQLiteWorkspaceStore) -> dict[str, str]:
+def document_versions(store: WorkspaceStoreProtocol) -> dict[str, str]:
     """What a derived index must match per document: its bytes, metadata and mapping, and
     the passages it holds for review (a decision on one re-indexes the document)."""
     held = store.held_locators()
@@ -299,7 +317,7 @@ def _stale(current: dict[str, str], indexed: dict[str, str]) -> tuple[set[str], 
 
 
 def update_lexical(
-    store: SQLiteWorkspaceStore, index: LexicalIndex, current: dict[str, str]
+    store: WorkspaceStoreProtocol, index: LexicalIndex, current: dict[str, str]
 ) -> bool:
     """Queue what brings ``index`` to the ``current`` versions; False when nothing differs.
     The caller commits."""

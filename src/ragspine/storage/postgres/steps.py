@@ -195,6 +195,24 @@ _SERVICE = Migration(
         )""",
     ),
 )
+_CHANGES = Migration(
+    5,
+    "change log for derived indexes",
+    (
+        # One row per document whose searchable rows changed, written in the same transaction
+        # as those rows. Writers take an advisory lock before inserting (see
+        # ``postgres/changes.py``), so sequence values become visible in order: a follower that
+        # sees seq N has seen every change before it, and can resume after N.
+        """CREATE TABLE changes (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            doc_id text NOT NULL CHECK (doc_id <> ''),
+            kind text NOT NULL CHECK (kind IN ('upsert', 'delete')),
+            at timestamptz NOT NULL DEFAULT now()
+        )""",
+        # Documents written before this step: a follower starting from zero indexes them.
+        "INSERT INTO changes (doc_id, kind) SELECT doc_id, 'upsert' FROM documents ORDER BY doc_id",
+    ),
+)
 
-MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE)
+MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE, _CHANGES)
 LATEST_VERSION = MIGRATIONS[-1].version

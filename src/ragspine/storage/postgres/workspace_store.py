@@ -32,6 +32,7 @@ from ragspine.storage.documents import (
 )
 from ragspine.storage.facts import FACT_FIELDS, Fact, FactKey, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_store import carry_note, doc_values
+from ragspine.storage.postgres.changes import ChangeKind, record_changes
 from ragspine.storage.postgres.fact_store import (
     FACT_UPSERT_SQL,
     PostgresFactStore,
@@ -95,6 +96,11 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 (self._db.schema, name),
             )
 
+    def _changed(self, conn: Connection, changes: Sequence[tuple[str, ChangeKind]]) -> None:
+        """Log the documents this transaction changed for the index followers; called last,
+        after every other lock (see ``postgres/changes.py``)."""
+        record_changes(conn, self._db.schema, changes)
+
     # --- documents ---------------------------------------------------------------------
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
@@ -154,7 +160,9 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 ),
             )
             _audit_document(conn, doc_id, override_note, now)
-            _level_copies(conn, record.content_hash, now)
+            raised = _level_copies(conn, record.content_hash, now)
+            gone = [(replaces, ChangeKind.DELETE)] if replaces and replaces != doc_id else []
+            self._changed(conn, [*gone, (doc_id, ChangeKind.UPSERT), *_upserts(raised)])
 
     def update_document_metadata(
         self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
@@ -192,8 +200,8 @@ class PostgresWorkspaceStore(PostgresFactStore):
             )
             now = utc_timestamp()
             _audit_document(conn, doc_id, override_note, now)
-            if found is not None:
-                _level_copies(conn, str(found[0]), now)
+            raised = _level_copies(conn, str(found[0]), now) if found is not None else []
+            self._changed(conn, _upserts([doc_id, *raised]))
 
     def remove_document(self, doc_id: str) -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
@@ -201,7 +209,9 @@ class PostgresWorkspaceStore(PostgresFactStore):
         with self._transaction(f"remove document {doc_id!r}") as conn:
             self._lock(conn, f"doc:{doc_id}")
             _delete_rows(conn, doc_id)
-            return _delete_manifest(conn, doc_id)
+            removed = _delete_manifest(conn, doc_id)
+            self._changed(conn, [(doc_id, ChangeKind.DELETE)] if removed else [])
+            return removed
 
     def document_summaries(self) -> list[DocumentSummary]:
         """Every document with its stored counts, by id: what ``documents list`` shows."""
@@ -350,6 +360,8 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 (state.value, now, corrected_value, item_id),
             )
             conn.execute(_AUDIT_REVIEW, (item_id, state.value, note, now))
+            # A decision on a held passage changes what the document lets retrieval find.
+            self._changed(conn, _upserts([str(owner[0])] if owner is not None else []))
 
     def pending_values(self, key: FactKey, *, clearance: Sensitivity) -> list[PendingValue]:
         """Values other than the approved one that open ``conflict`` items propose for ``key``
@@ -404,18 +416,24 @@ def _audit_document(conn: Connection, doc_id: str, note: str, now: str) -> None:
         conn.execute(_AUDIT_DOCUMENT, (doc_id, "sensitivity_override", note, now))
 
 
-def _level_copies(conn: Connection, content_hash: str, now: str) -> None:
+def _upserts(doc_ids: Sequence[str]) -> list[tuple[str, ChangeKind]]:
+    return [(doc_id, ChangeKind.UPSERT) for doc_id in doc_ids]
+
+
+def _level_copies(conn: Connection, content_hash: str, now: str) -> list[str]:
     """Raise every copy of one content to the highest level any of them holds (the rule and
-    its reasons are on ``ingest_store._level_copies``); the caller holds the content's lock."""
+    its reasons are on ``ingest_store._level_copies``); the caller holds the content's lock.
+    The documents raised."""
     copies = conn.execute(
         "SELECT doc_id, sensitivity, content_sensitivity FROM documents "
         "WHERE content_hash = %s ORDER BY doc_id",
         (content_hash,),
     ).fetchall()
     if len(copies) < 2:
-        return
+        return []
     levels = {str(doc_id): Sensitivity.parse(level) for doc_id, level, _ in copies}
     top_doc, top = max(levels.items(), key=lambda item: (item[1].rank, item[0]))
+    raised: list[str] = []
     for doc_id, level, content_level in copies:
         overridden = bool(content_level) and (
             Sensitivity.parse(level).rank < Sensitivity.parse(content_level).rank
@@ -425,6 +443,8 @@ def _level_copies(conn: Connection, content_hash: str, now: str) -> None:
         _raise_rows(conn, doc_id, top)
         detail = f"{level} -> {top.value}: same content as {top_doc}"
         conn.execute(_AUDIT_DOCUMENT, (doc_id, "sensitivity_raised", detail, now))
+        raised.append(str(doc_id))
+    return raised
 
 
 def _raise_rows(conn: Connection, doc_id: str, level: Sensitivity) -> None:
