@@ -93,8 +93,13 @@ class Workspace:
         return workspace
 
     @classmethod
-    def create(cls, root: str | Path) -> Workspace:
-        """Create the folder and an empty, initialised store (idempotent)."""
+    def create(cls, root: str | Path, on_wait: Callable[[], None] | None = None) -> Workspace:
+        """Create the folder and an empty, initialised store (idempotent).
+
+        The store is initialised under the write lock (``on_wait`` as for :meth:`write_lock`):
+        another command may be writing an existing workspace, and its transactions can last
+        longer than SQLite's busy timeout.
+        """
         workspace = cls(Path(root))
         try:
             workspace.root.mkdir(parents=True, exist_ok=True)
@@ -102,7 +107,7 @@ class Workspace:
             raise UsageError(
                 f"cannot create workspace {workspace.root}: a file is in the way on its path"
             ) from None
-        with SQLiteWorkspaceStore(workspace.db_path) as store:
+        with workspace.write_lock(on_wait), SQLiteWorkspaceStore(workspace.db_path) as store:
             store.init_schema()
         return workspace
 

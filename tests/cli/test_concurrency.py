@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,7 +28,8 @@ from ragspine.cli import app
 from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import build_demo_workspace
 from ragspine.retrieval.retriever import INDEX_DIR
-from ragspine.workspace import DB_NAME
+from ragspine.storage.sqlite_store import BUSY_SECONDS
+from ragspine.workspace import DB_NAME, Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {
@@ -191,3 +194,26 @@ def test_sixteen_asks_loop_through_a_reingest_without_a_failure(ws: Path) -> Non
     assert not failures, failures[:3]
     assert len(results) >= ASKERS
     assert time.monotonic() - started < 120
+
+
+def test_creating_a_workspace_another_command_is_writing_waits_for_it(tmp_path: Path) -> None:
+    """A write transaction longer than SQLite's busy timeout (an ingest's) held by another
+    writer: creating the workspace again waits for the write lock instead of failing with
+    "database is locked"."""
+    ws = Workspace.create(tmp_path / "ws")
+    held, waited = threading.Event(), threading.Event()
+
+    def long_writer() -> None:
+        with ws.write_lock(), sqlite3.connect(ws.db_path, isolation_level=None) as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            held.set()
+            waited.wait(timeout=BUSY_SECONDS + 30)
+            time.sleep(BUSY_SECONDS + 1)  # past the busy timeout
+            conn.execute("COMMIT")
+
+    writer = threading.Thread(target=long_writer)
+    writer.start()
+    assert held.wait(timeout=30)
+    again = Workspace.create(ws.root, on_wait=waited.set)
+    writer.join()
+    assert waited.is_set() and again.db_path == ws.db_path

@@ -92,7 +92,8 @@ def ingest_command(
                 dry_run=True,
             )
     else:
-        ws = Workspace.create(workspace)
+        # Created under the write lock: another ingest may be writing this workspace already.
+        ws = Workspace.create(workspace, on_wait=lambda: _waiting(Workspace(workspace)))
         with ws.write_lock(on_wait=lambda: _waiting(ws)):
             prof = ws.install_profile(profile) if profile else ws.profile()
             with ws.fact_store() as store:

@@ -28,7 +28,9 @@ def worker(
     schema: SchemaOption = DEFAULT_SCHEMA,
     profile: Annotated[
         Path | None,
-        typer.Option(help="Domain profile TOML to ingest with (default: the ACME example)."),
+        typer.Option(
+            help="Domain profile TOML to ingest with (default: the bundled example profile)."
+        ),
     ] = None,
     burst: Annotated[
         bool, typer.Option("--burst", help="Run the queued jobs, then exit (instead of waiting).")
