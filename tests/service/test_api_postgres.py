@@ -121,7 +121,7 @@ def test_a_later_ingest_is_answered_without_a_restart(
         ({}, "neither"),
         ({"workspace": "ws", "database_url": "postgresql://h/db"}, "both"),
         ({"database_url": "postgresql://h/db"}, "needs --redis-url"),
-        ({"workspace": "ws", "redis_url": "redis://h"}, "only with --database-url"),
+        ({"workspace": "ws", "redis_url": "redis://h"}, "only go with --database-url"),
         (
             {"database_url": "postgresql://h/db", "redis_url": "redis://h", "dense": "bge"},
             "workspaces only",
@@ -131,3 +131,30 @@ def test_a_later_ingest_is_answered_without_a_restart(
 def test_settings_name_exactly_one_backend(fields: dict[str, str], message: str) -> None:
     with pytest.raises((UsageError, ValidationError), match=message):
         ServiceSettings(**fields)  # type: ignore[arg-type]
+
+
+def test_each_worker_process_takes_its_own_index_folder(
+    postgres_database: tuple[str, str], redis_url: str, tmp_path: Path
+) -> None:
+    from ragspine.errors import StoreError
+    from ragspine.service.backends import _follower
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    url, schema = postgres_database
+    settings = ServiceSettings(
+        database_url=url,
+        database_schema=schema,
+        redis_url=redis_url,
+        index_dir=tmp_path / "ix",
+        workers=2,
+    )
+    with PostgresWorkspaceStore(url, schema=schema, read_only=True) as store:
+        first = _follower(store, settings, tmp_path)
+        second = _follower(store, settings, tmp_path)
+        try:
+            assert [first.folder.name, second.folder.name] == ["process-1", "process-2"]
+            with pytest.raises(StoreError, match="every index folder"):
+                _follower(store, settings, tmp_path)
+        finally:
+            first.close()
+            second.close()

@@ -86,7 +86,8 @@ class ServiceSettings(BaseSettings):
         if self.database_url is None:
             extra = [name for name in ("redis_url", "index_dir", "profile") if getattr(self, name)]
             if extra:
-                raise UsageError(f"{', '.join(extra)} apply only with --database-url")
+                options = " and ".join(f"--{name.replace('_', '-')}" for name in extra)
+                raise UsageError(f"{options} only go with --database-url, not --workspace")
         elif self.redis_url is None:
             raise UsageError(
                 "--database-url needs --redis-url: uploads are queued on RQ for `ragspine worker`"
