@@ -81,6 +81,17 @@ def test_previews_and_review_read_the_database(client: TestClient) -> None:
     assert client.get("/v1/review", params={"state": "all"}).status_code == 200
 
 
+def test_a_review_decision_is_written_to_the_database(client: TestClient) -> None:
+    items = client.get("/v1/review").json()["items"]
+    assert items
+    item_id = items[0]["item_id"]
+    decided = client.post(f"/v1/review/{item_id}/reject", json={"note": "duplicate"})
+    assert decided.status_code == 200
+    assert decided.json()["item"]["state"] == "rejected"
+    rejected = client.get("/v1/review", params={"state": "rejected"}).json()["items"]
+    assert [i["item_id"] for i in rejected] == [item_id]
+
+
 def test_an_upload_goes_into_postgresql_and_waits_for_a_worker(client: TestClient) -> None:
     sent = client.post(
         "/v1/ingest/jobs", files=[("files", ("memo.md", b"# Memo\n\nHK revenue grew.\n"))]
