@@ -44,7 +44,7 @@ def serve(
         Path | None,
         typer.Option(
             help="With --database-url: domain profile TOML (its FAQ), as the workers' "
-            "[env RAGSPINE_PROFILE; default: the ACME example]."
+            "[env RAGSPINE_PROFILE; default: the bundled example profile]."
         ),
     ] = None,
     host: Annotated[
