@@ -78,3 +78,29 @@ def test_two_processes_never_share_an_index_folder(
         pytest.raises(StoreError, match="own --index-dir"),
     ):
         RAGSpine.open_server(url, schema=schema, index_dir=tmp_path / "i")
+
+
+def test_engines_sharing_a_follower_leave_it_open(
+    postgres_database: tuple[str, str], tmp_path: Path
+) -> None:
+    from ragspine.retrieval.follower import IndexFollower
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    url, schema = postgres_database
+    memo = tmp_path / "docs" / "zebra_memo.md"
+    memo.parent.mkdir()
+    memo.write_text("# Zebra memo\n\nZebra herds grew in Kowloon.\n", encoding="utf-8")
+    with RAGSpine.open_server(url, schema=schema) as writer:
+        writer.ingest(memo.parent)
+    with (
+        PostgresWorkspaceStore(url, schema=schema, read_only=True) as store,
+        IndexFollower(store, tmp_path / "ix") as follower,
+    ):
+        first = RAGSpine.open_server(url, follower=follower, clearance="PUBLIC")
+        second = RAGSpine.open_server(url, follower=follower, clearance="INTERNAL")
+        first.close()
+        answer = second.ask("What does the zebra memo say about Kowloon?")
+        assert "zebra_memo.md" in [s.doc for s in answer.sources]
+        assert second.store is store
+        second.close()
+        assert store.count_facts() == 0

@@ -269,6 +269,7 @@ class ServerRAGSpine(_Engine):
         super().__init__(store, *args, **kwargs)
         self._postgres = store
         self.follower = follower
+        self._shared = False
 
     @property
     def store(self) -> PostgresWorkspaceStore:
@@ -295,6 +296,7 @@ class ServerRAGSpine(_Engine):
         rerank: bool = False,
         read_only: bool = False,
         follow: bool = False,
+        follower: IndexFollower | None = None,
     ) -> Self:
         """Open a PostgreSQL schema upgraded by ``ragspine db upgrade``.
 
@@ -308,6 +310,12 @@ class ServerRAGSpine(_Engine):
         or a loaded profile (the shipped example by default). Raises ``StoreError`` when the
         server cannot be reached or ``SchemaVersionError`` when the schema is not this
         ragspine's version.
+
+        ``follower`` shares an index this process already follows, with its store: the engine
+        answers through them (tracing to the follower's folder) and leaves both open at
+        ``close``, so several engines of one process (a thread's, a clearance's) keep one
+        index between them; ``database_url``, ``schema``, ``index_dir`` and ``follow`` are
+        then the follower's own.
         """
         from ragspine.profile.glossary import glossary_for
         from ragspine.retrieval.follower import IndexFollower
@@ -316,6 +324,8 @@ class ServerRAGSpine(_Engine):
 
         level = Sensitivity.parse(clearance)
         prof = profile if isinstance(profile, DomainProfile) else load_profile(profile)
+        if follower is not None:
+            return cls._sharing(follower, prof, provider, level, rerank, read_only)
         scratch = tempfile.TemporaryDirectory(prefix="ragspine-index-") if not index_dir else None
         folder = Path(index_dir) if index_dir else Path(scratch.name if scratch else "")
         store = PostgresWorkspaceStore(database_url, schema=schema, read_only=read_only)
@@ -349,3 +359,41 @@ class ServerRAGSpine(_Engine):
             read_only=read_only,
             cleanup=cleanup,
         )
+
+    @classmethod
+    def _sharing(
+        cls,
+        follower: IndexFollower,
+        profile: DomainProfile,
+        provider: LLMProvider | None,
+        clearance: Sensitivity,
+        rerank: bool,
+        read_only: bool,
+    ) -> Self:
+        from ragspine.profile.glossary import glossary_for
+        from ragspine.retrieval.retriever import HybridRetriever
+
+        def retriever(reranker: Reranker | None) -> NarrativeRetriever:
+            inner = HybridRetriever(
+                follower.store, follower, glossary_for(profile), reranker=reranker
+            )
+            return _FollowingRetriever(follower, inner)
+
+        engine = cls(
+            follower.store,
+            follower,
+            profile,
+            provider or MockProvider(),
+            clearance,
+            JsonlTraceSink(follower.folder / TRACE_NAME),
+            retriever,
+            rerank=rerank,
+            read_only=read_only,
+        )
+        engine._shared = True
+        return engine
+
+    def close(self) -> None:
+        # A shared follower and its store belong to whoever opened them.
+        if not self._shared:
+            super().close()

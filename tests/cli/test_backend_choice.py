@@ -114,3 +114,22 @@ def test_the_golden_eval_over_postgresql_is_the_workspaces(
     over_postgres = runner.invoke(app, ["eval", "--json", *server])
     assert over_postgres.exit_code == 0, over_postgres.stderr
     assert json.loads(over_postgres.stdout) == json.loads(embedded.stdout)
+
+
+def test_serve_names_exactly_one_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in ("RAGSPINE_WORKSPACE", "RAGSPINE_DATABASE_URL", "RAGSPINE_REDIS_URL"):
+        monkeypatch.delenv(variable, raising=False)
+    neither = runner.invoke(app, ["serve"])
+    assert neither.exit_code == 2
+    assert "(--database-url URL --redis-url URL), not neither" in neither.stderr
+    both = ["--workspace", str(tmp_path), "--database-url", "postgresql://x@127.0.0.1/db"]
+    assert runner.invoke(app, ["serve", *both]).stderr == (
+        "error: give --workspace or --database-url, not both\n"
+    )
+    no_queue = runner.invoke(app, ["serve", "--database-url", "postgresql://x@127.0.0.1/db"])
+    assert no_queue.exit_code == 2
+    assert "--database-url needs --redis-url" in no_queue.stderr
+    # A backend named on the command line wins over the other one named in the environment.
+    monkeypatch.setenv("RAGSPINE_DATABASE_URL", "postgresql://x@127.0.0.1/db")
+    stray = runner.invoke(app, ["serve", "--workspace", str(tmp_path), "--index-dir", "ix"])
+    assert stray.stderr == "error: --index-dir only go with --database-url, not --workspace\n"

@@ -1,19 +1,52 @@
-"""``ragspine serve``: the HTTP service over one workspace, on uvicorn."""
+"""``ragspine serve``: the HTTP service over one workspace or one PostgreSQL deployment, on
+uvicorn."""
 
 from __future__ import annotations
 
 import copy
 import os
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ragspine.cli.common import WorkspaceOption, parse_clearance
+from ragspine.cli.common import (
+    DEFAULT_SCHEMA,
+    TargetDatabaseOption,
+    TargetIndexOption,
+    TargetWorkspaceOption,
+    check_database_url,
+    parse_clearance,
+)
 from ragspine.errors import UsageError
 
 
 def serve(
-    workspace: WorkspaceOption,
+    workspace: TargetWorkspaceOption = None,
+    database_url: TargetDatabaseOption = None,
+    schema: Annotated[
+        str | None,
+        typer.Option(
+            help="With --database-url: the schema holding the tables "
+            f"[env RAGSPINE_DATABASE_SCHEMA; default {DEFAULT_SCHEMA}]."
+        ),
+    ] = None,
+    redis_url: Annotated[
+        str | None,
+        typer.Option(
+            "--redis-url",
+            help="With --database-url: Redis URL of the RQ queue `ragspine worker` serves "
+            "[env RAGSPINE_REDIS_URL].",
+        ),
+    ] = None,
+    index_dir: TargetIndexOption = None,
+    profile: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --database-url: domain profile TOML (its FAQ), as the workers' "
+            "[env RAGSPINE_PROFILE; default: the bundled example profile]."
+        ),
+    ] = None,
     host: Annotated[
         str | None, typer.Option(help="Address to bind [env RAGSPINE_HOST; default 127.0.0.1].")
     ] = None,
@@ -34,15 +67,31 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Serve the workspace over HTTP (OpenAPI at /docs); flags override RAGSPINE_* variables."""
+    """Serve a workspace, or a PostgreSQL deployment with RQ workers, over HTTP (OpenAPI at
+    /docs); flags override RAGSPINE_* variables."""
     import uvicorn
     from pydantic import ValidationError
 
     from ragspine.service.api import create_app
     from ragspine.service.settings import ServiceSettings
 
-    overrides: dict[str, object] = {"workspace": workspace}
-    for name, value in (("host", host), ("port", port), ("workers", workers)):
+    if workspace is not None and database_url is not None:
+        raise UsageError("give --workspace or --database-url, not both")
+    overrides: dict[str, object] = {}
+    # The backend named on the command line wins over one an environment variable names.
+    if workspace is not None:
+        overrides.update(workspace=workspace, database_url=None)
+    if database_url is not None:
+        overrides.update(database_url=check_database_url(database_url), workspace=None)
+    for name, value in (
+        ("host", host),
+        ("port", port),
+        ("workers", workers),
+        ("database_schema", schema),
+        ("redis_url", redis_url),
+        ("index_dir", index_dir),
+        ("profile", profile),
+    ):
         if value is not None:
             overrides[name] = value
     if no_auth:
@@ -69,8 +118,12 @@ def serve(
         )
         return
     # Each worker process builds its own app from the environment: pass the settings on.
-    for name, value in settings.model_dump(exclude_none=True).items():
-        os.environ[f"RAGSPINE_{name.upper()}"] = str(getattr(value, "value", value))
+    for name, value in settings.model_dump().items():
+        variable = f"RAGSPINE_{name.upper()}"
+        if value is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = str(getattr(value, "value", value))
     uvicorn.run(
         "ragspine.service.api:app_from_env",
         factory=True,

@@ -1,14 +1,16 @@
 """Questions answered for HTTP callers: the FAQ short-circuit first, then the agent, on a small
-pool of threads that each keep their own read-only workspace per clearance level.
+pool of threads that each keep their own read-only engine per clearance level.
 
-Each pool thread opens its own ``RAGSpine`` (so its own SQLite connection, WAL mode) the first
-time it answers for a level, and keeps it: no connection is shared between threads and none is
-opened per request. Facts are read live from the store, so an ingest's commit is seen by the
-next question; the search index is reopened when the writer's last commit of it changed (a
-stat of its metadata file per question), so a re-ingest needs no restart. A question runs
-in one read transaction of the store, so all its facts and passages are of one commit, and
-the retriever leaves out passages of documents re-ingested after its index was opened
-(``retriever.same_content``): an answer never mixes two versions of a document.
+Each pool thread opens its own engine from the :class:`~ragspine.service.backends.Backend`
+the first time it answers for a level, and keeps it. Over a workspace that is a ``RAGSpine``
+(so its own SQLite connection, WAL mode): no connection is shared between threads and none is
+opened per request. Over PostgreSQL the engines share the process's pooled store and followed
+index, which keeps itself current. Facts are read live from the store, so an ingest's commit is
+seen by the next question; a workspace's search index is reopened when the writer's last commit
+of it changed (a stat of its metadata file per question), so a re-ingest needs no restart. A
+question runs in one read transaction of the store, so all its facts and passages are of one
+commit, and the retriever leaves out passages of documents re-ingested after its index was
+opened (``retriever.same_content``): an answer never mixes two versions of a document.
 """
 
 from __future__ import annotations
@@ -25,16 +27,13 @@ from ragspine.agent.agent import FIRST_REFERENCE_DATE, LAST_REFERENCE_DATE
 from ragspine.agent.response import ClarificationOut, SourceRef, to_response
 from ragspine.agent.types import AnswerKind, ClarifyMode
 from ragspine.errors import UsageError
-from ragspine.facade import RAGSpine
 from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.lexical import META_FILE
-from ragspine.retrieval.retriever import lexical_path
+from ragspine.service.backends import Backend, Engine
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
 from ragspine.service.keys import Caller
 from ragspine.service.schemas import CacheInfo, ServiceAskResponse
 from ragspine.service.settings import ServiceSettings
-from ragspine.workspace import Workspace
 
 T = TypeVar("T")
 
@@ -44,23 +43,27 @@ FAQ_ROUTE = "faq"
 
 @dataclass
 class _Opened:
-    rag: RAGSpine
-    index_stamp: tuple[int, int] | None
+    rag: Engine
+    index_stamp: object
 
 
 class Answerer:
-    """Answers questions and runs store reads off the event loop, one workspace per
+    """Answers questions and runs store reads off the event loop, one engine per
     (thread, clearance level)."""
 
     def __init__(
-        self, settings: ServiceSettings, provider: LLMProvider, faq: FaqLookup | None
+        self,
+        settings: ServiceSettings,
+        provider: LLMProvider,
+        faq: FaqLookup | None,
+        backend: Backend,
     ) -> None:
         self._settings = settings
-        self._workspace = Workspace.open(settings.workspace)
+        self.backend = backend
         self._provider = provider
         self._faq = faq
         self._local = threading.local()
-        self._all: list[RAGSpine] = []
+        self._all: list[Engine] = []
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(
             max_workers=settings.ask_threads, thread_name_prefix="ragspine-ask"
@@ -69,10 +72,6 @@ class Answerer:
         # instead of queueing without limit while every client times out.
         self._pending = 0
         self._pending_lock = threading.Lock()
-
-    @property
-    def workspace(self) -> Workspace:
-        return self._workspace
 
     async def run(self, func: Callable[[], T]) -> T:
         """Run ``func`` on the pool (blocking store or agent work) and await its result.
@@ -115,28 +114,22 @@ class Answerer:
             )
             if hit is not None:
                 return faq_response(hit, request_id)
-        rag = self.workspace_for(caller.clearance)
+        rag = self.engine_for(caller.clearance)
         # One read transaction for the whole question: every fact and passage it reads is of
         # the same commit, so a re-ingest landing meanwhile is not half seen.
         with rag.store.snapshot():
             result = rag.ask(question, reference_date=reference_date, request_id=request_id)
         return ServiceAskResponse(**to_response(result).model_dump(), cache=CacheInfo())
 
-    def workspace_for(self, clearance: Sensitivity) -> RAGSpine:
-        """This thread's read-only workspace for ``clearance``, its search index reopened when
-        a writer has committed a newer one. Call on a pool thread (see :meth:`run`)."""
+    def engine_for(self, clearance: Sensitivity) -> Engine:
+        """This thread's read-only engine for ``clearance``, its search index reopened when
+        the backend says a writer has committed a newer one. Call on a pool thread (see
+        :meth:`run`)."""
         opened: dict[Sensitivity, _Opened] = self._local.__dict__.setdefault("opened", {})
-        stamp = _index_stamp(self._workspace)
+        stamp = self.backend.index_stamp()
         entry = opened.get(clearance)
         if entry is None:
-            rag = RAGSpine.open(
-                self._workspace,
-                provider=self._provider,
-                clearance=clearance,
-                dense=self._settings.dense,
-                rerank=self._settings.rerank,
-                read_only=True,
-            )
+            rag = self.backend.open(clearance, self._provider)
             with self._lock:
                 self._all.append(rag)
             entry = opened[clearance] = _Opened(rag, stamp)
@@ -146,7 +139,7 @@ class Answerer:
         return entry.rag
 
     def close(self) -> None:
-        """Wait for running questions, then close every thread's workspace."""
+        """Wait for running questions, then close every thread's engine (not the backend)."""
         self._pool.shutdown(wait=True)
         with self._lock:
             for rag in self._all:
@@ -191,19 +184,6 @@ def faq_response(hit: FaqHit, request_id: str) -> ServiceAskResponse:
         request_id=request_id,
         cache=CacheInfo(hit=True, faq_id=hit.faq_id, version=hit.version),
     )
-
-
-def _index_stamp(workspace: Workspace) -> tuple[int, int] | None:
-    """When and how large the lexical index's metadata was last written (``None``: no index)."""
-    try:
-        info = (lexical_path(workspace) / META_FILE).stat()
-    except OSError:
-        return None
-    return info.st_mtime_ns, info.st_size
-
-
-def index_present(workspace: Workspace) -> bool:
-    return _index_stamp(workspace) is not None
 
 
 def paragraphs(answer: str) -> list[str]:

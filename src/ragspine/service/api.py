@@ -1,4 +1,5 @@
-"""The HTTP app: ``create_app(settings)`` serves one workspace (see docs/service.md).
+"""The HTTP app: ``create_app(settings)`` serves one workspace or one PostgreSQL deployment (see
+docs/service.md and docs/scale-out.md).
 
 Every endpoint but ``/healthz``, ``/readyz``, ``/metrics``, the OpenAPI pages and the web page
 (``/`` and its ``/static`` files, whose own calls send the key) needs an API
@@ -35,8 +36,8 @@ from ragspine.llm.factory import build_provider
 from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.embedding import check_backend
-from ragspine.retrieval.refresh import writing
-from ragspine.service.answering import Answerer, Overloaded, index_present, paragraphs
+from ragspine.service.answering import Answerer, Overloaded, paragraphs
+from ragspine.service.backends import Backend, PostgresBackend, WorkspaceBackend
 from ragspine.service.edge import (
     Edge,
     Metrics,
@@ -78,7 +79,7 @@ from ragspine.service.uploads import new_batch_name, store_upload
 from ragspine.service.web import install_web
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.facts import ReviewStatus
-from ragspine.storage.ingest_store import SQLiteWorkspaceStore
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace
 
 UPLOAD_PATH = "/v1/ingest/jobs"
@@ -107,8 +108,8 @@ class _Service:
     metrics: Metrics
 
     @property
-    def workspace(self) -> Workspace:
-        return self.answerer.workspace
+    def backend(self) -> Backend:
+        return self.answerer.backend
 
 
 def create_app(
@@ -119,11 +120,14 @@ def create_app(
     faq: FaqLookup | None = None,
     provider: LLMProvider | None = None,
 ) -> FastAPI:
-    """The app serving ``settings.workspace``.
+    """The app serving ``settings.workspace`` or the deployment at ``settings.database_url``.
 
-    By default the app builds and owns the workspace's parts, closing them on shutdown: the
-    API keys of ``DIR/service.db`` (unless ``settings.no_auth``), an in-process job queue, and
-    the FAQ file the workspace's profile names. Passing ``authenticator``, ``jobs`` or ``faq``
+    By default the app builds and owns the backend's parts, closing them on shutdown. For a
+    workspace: the API keys of ``DIR/service.db`` (unless ``settings.no_auth``), an in-process
+    job queue, and the FAQ file the workspace's profile names. For a deployment: its
+    ``api_keys`` table, an RQ job queue on ``settings.redis_url`` (uploads go into PostgreSQL
+    for ``ragspine worker``), the FAQ of ``settings.profile`` (the ACME example by default),
+    and this process's own followed index. Passing ``authenticator``, ``jobs`` or ``faq``
     replaces that part (the caller keeps closing what it passed); ``provider`` defaults to the
     one the settings name.
     """
@@ -132,23 +136,20 @@ def create_app(
     llm = provider or build_provider(
         settings.provider, model=settings.model, base_url=settings.base_url
     )
-    workspace = Workspace.open(settings.workspace)
     owned: list[Callable[[], None]] = []
     try:
+        backend = _backend(settings, owned)
         if faq is None:
-            faq = FaqCache.from_profile(workspace.profile())
+            faq = FaqCache.from_profile(backend.profile)
         if authenticator is None and not settings.no_auth:
-            keys = KeyStore(workspace)
-            owned.append(keys.close)
-            authenticator = keys
+            authenticator = _authenticator(settings, backend, owned)
         if jobs is None:
-            queue = InProcessJobQueue(workspace, dense=settings.dense)
-            owned.append(queue.close)
-            jobs = queue
+            jobs = _job_queue(settings, backend, owned)
     except BaseException:
         _close_all(owned)
         raise
-    service = _Service(settings, authenticator, jobs, Answerer(settings, llm, faq), Metrics())
+    answerer = Answerer(settings, llm, faq, backend)
+    service = _Service(settings, authenticator, jobs, answerer, Metrics())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -200,6 +201,46 @@ async def _overloaded(request: Request, exc: Exception) -> Response:
 def _close_all(closers: list[Callable[[], None]]) -> None:
     for close in reversed(closers):
         close()
+
+
+def _backend(settings: ServiceSettings, owned: list[Callable[[], None]]) -> Backend:
+    backend: Backend
+    if settings.workspace is not None:
+        backend = WorkspaceBackend(settings, Workspace.open(settings.workspace))
+    else:
+        backend = PostgresBackend(settings)
+    owned.append(backend.close)
+    return backend
+
+
+def _authenticator(
+    settings: ServiceSettings, backend: Backend, owned: list[Callable[[], None]]
+) -> Authenticator:
+    if isinstance(backend, WorkspaceBackend):
+        keys = KeyStore(backend.workspace)
+        owned.append(keys.close)
+        return keys
+    from ragspine.service.pg_keys import PostgresKeyStore
+
+    assert settings.database_url is not None
+    table = PostgresKeyStore(settings.database_url, schema=settings.database_schema)
+    owned.append(table.close)
+    return table
+
+
+def _job_queue(
+    settings: ServiceSettings, backend: Backend, owned: list[Callable[[], None]]
+) -> JobQueue:
+    if isinstance(backend, WorkspaceBackend):
+        local = InProcessJobQueue(backend.workspace, dense=settings.dense)
+        owned.append(local.close)
+        return local
+    from ragspine.service.rq_jobs import RQJobQueue
+
+    assert settings.database_url is not None and settings.redis_url is not None
+    queue = RQJobQueue(settings.database_url, settings.redis_url, schema=settings.database_schema)
+    owned.append(queue.close)
+    return queue
 
 
 # --- dependencies ----------------------------------------------------------------------------
@@ -308,14 +349,7 @@ def _operations(app: FastAPI, service: _Service) -> None:
 
 
 def _readiness(service: _Service) -> dict[str, str]:
-    checks: dict[str, str] = {}
-    try:
-        with Workspace.open(service.workspace.root).fact_store(read_only=True) as store:
-            store.count_facts()
-        checks["store"] = "ok"
-    except Exception as exc:  # any failure to open or read is "not ready", named
-        checks["store"] = f"failed: {type(exc).__name__}"
-    checks["index"] = "ok" if index_present(service.workspace) else "missing"
+    checks = service.backend.readiness()
     if service.jobs is None:
         checks["jobs"] = "not configured"
     else:
@@ -507,8 +541,9 @@ def _jobs(app: FastAPI, service: _Service) -> None:
         caller: CallerDep,
         files: Annotated[list[UploadFile], File(description="One or more documents.")],
     ) -> JobAccepted:
-        """Store the uploaded files inside the workspace and queue them for ingestion; each is
-        ingested as the document ``uploads/<key name>/<file name>``."""
+        """Store the uploaded files (in the workspace, or with the job in PostgreSQL) and queue
+        them for ingestion; each is ingested as the document ``uploads/<key name>/<file
+        name>``."""
         jobs = service.jobs
         if jobs is None:
             raise HTTPException(503, "ingestion jobs are not enabled on this service")
@@ -516,8 +551,10 @@ def _jobs(app: FastAPI, service: _Service) -> None:
             raise UsageError(
                 f"{len(files)} files in one request; the limit is {settings.max_upload_files}"
             )
-        stored = await service.answerer.run(lambda: _store_uploads(service, caller, files))
+        batch = new_batch_name()
+        stored = await service.answerer.run(lambda: _store_uploads(service, caller, batch, files))
         job_id = await service.answerer.run(lambda: jobs.submit(stored, submitter=caller.name))
+        service.backend.submitted(service.backend.uploads_folder / batch)
         return JobAccepted(job_id=job_id)
 
     @app.get(
@@ -537,15 +574,16 @@ def _jobs(app: FastAPI, service: _Service) -> None:
         return _job_out(status)
 
 
-def _store_uploads(service: _Service, caller: Caller, files: list[UploadFile]) -> list[JobFile]:
-    batch = new_batch_name()
+def _store_uploads(
+    service: _Service, caller: Caller, batch: str, files: list[UploadFile]
+) -> list[JobFile]:
     limits = service.settings.upload_limits()
     stored: list[JobFile] = []
     try:
         for upload in files:
             stored.append(
                 store_upload(
-                    service.workspace,
+                    service.backend.uploads_folder,
                     batch,
                     upload.filename or "",
                     upload.file,
@@ -555,7 +593,7 @@ def _store_uploads(service: _Service, caller: Caller, files: list[UploadFile]) -
             )
     except BaseException:
         # One bad file refuses the request: nothing of it stays behind.
-        shutil.rmtree(service.workspace.uploads_path / batch, ignore_errors=True)
+        shutil.rmtree(service.backend.uploads_folder / batch, ignore_errors=True)
         raise
     return stored
 
@@ -600,7 +638,7 @@ def _review(app: FastAPI, service: _Service) -> None:
         """The review items the caller's clearance covers (open ones by default)."""
 
         def read() -> list[ReviewItem]:
-            store = service.answerer.workspace_for(caller.clearance).store
+            store = service.answerer.engine_for(caller.clearance).store
             items = store.list_review(None if state == "all" else ReviewState(state))
             return review.visible_to(items, caller.clearance)
 
@@ -645,15 +683,14 @@ def _decide(
     service: _Service,
     caller: Caller,
     item_id: int,
-    decision: Callable[[SQLiteWorkspaceStore], tuple[ReviewItem, bool]],
+    decision: Callable[[WorkspaceStoreProtocol], tuple[ReviewItem, bool]],
 ) -> ReviewDecision:
-    store = service.answerer.workspace_for(caller.clearance).store
+    store = service.answerer.engine_for(caller.clearance).store
     item = store.get_review(item_id)
     # An item above the caller's clearance does not exist for them.
     if item is None or not caller.clearance.allows(Sensitivity.parse(item.sensitivity)):
         raise HTTPException(404, f"no review item {item_id}")
-    with writing(service.workspace) as writable:
-        decided, changed = decision(writable)
+    decided, changed = service.backend.decide(decision)
     return ReviewDecision(item=_item_out(decided), changed=changed)
 
 
@@ -692,7 +729,7 @@ def _previews(app: FastAPI, service: _Service) -> None:
         clearance (the same answer as for a source that was never ingested)."""
         found = await service.answerer.run(
             lambda: preview(
-                service.answerer.workspace_for(caller.clearance).store,
+                service.answerer.engine_for(caller.clearance).store,
                 doc,
                 locator,
                 caller.clearance,
@@ -704,7 +741,7 @@ def _previews(app: FastAPI, service: _Service) -> None:
 
 
 def preview(
-    store: SQLiteWorkspaceStore, doc: str, locator: str, clearance: Sensitivity
+    store: WorkspaceStoreProtocol, doc: str, locator: str, clearance: Sensitivity
 ) -> SourcePreview | None:
     """The approved facts and the admitted passages at ``doc`` · ``locator`` that
     ``clearance`` covers; ``None`` when there is none."""
@@ -747,4 +784,4 @@ def preview(
 
 def app_from_env() -> FastAPI:
     """The app the ``RAGSPINE_*`` environment describes (uvicorn's factory for ``--workers``)."""
-    return create_app(ServiceSettings())  # type: ignore[call-arg]  # workspace comes from env
+    return create_app(ServiceSettings())

@@ -31,7 +31,16 @@ class ServiceSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RAGSPINE_", extra="ignore", frozen=True)
 
-    workspace: Path
+    # What is served: a workspace folder, or a PostgreSQL deployment with its Redis queue.
+    workspace: Path | None = None
+    database_url: str | None = None
+    # storage.postgres's DEFAULT_SCHEMA, spelled out: importing it would need psycopg here.
+    database_schema: str = "ragspine"
+    redis_url: str | None = None
+    # With database_url: this process's followed search index (default: a temporary folder)
+    # and the profile uploads are ingested with and the FAQ comes from (default: ACME's).
+    index_dir: Path | None = None
+    profile: Path | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     workers: int = Field(default=1, ge=1, description="uvicorn worker processes")
@@ -65,6 +74,27 @@ class ServiceSettings(BaseSettings):
             max_request_bytes=self.max_upload_request_bytes,
             max_files=self.max_upload_files,
         )
+
+    @model_validator(mode="after")
+    def _one_backend(self) -> ServiceSettings:
+        if (self.workspace is None) == (self.database_url is None):
+            raise UsageError(
+                "serve one workspace (--workspace DIR) or one PostgreSQL deployment "
+                "(--database-url URL --redis-url URL), not "
+                + ("both" if self.workspace is not None else "neither")
+            )
+        if self.database_url is None:
+            extra = [name for name in ("redis_url", "index_dir", "profile") if getattr(self, name)]
+            if extra:
+                options = " and ".join(f"--{name.replace('_', '-')}" for name in extra)
+                raise UsageError(f"{options} only go with --database-url, not --workspace")
+        elif self.redis_url is None:
+            raise UsageError(
+                "--database-url needs --redis-url: uploads are queued on RQ for `ragspine worker`"
+            )
+        elif self.dense is not None:
+            raise UsageError("dense retrieval runs on workspaces only for now, not --database-url")
+        return self
 
     @model_validator(mode="after")
     def _loopback_without_keys(self) -> ServiceSettings:

@@ -58,7 +58,7 @@ def new_batch_name() -> str:
 
 
 def store_upload(
-    workspace: Workspace,
+    uploads: Workspace | Path,
     batch: str,
     client_filename: str,
     data: bytes | Readable,
@@ -66,7 +66,8 @@ def store_upload(
     sender: str = "",
     limits: UploadLimits | None = None,
 ) -> JobFile:
-    """Write one uploaded file to ``DIR/uploads/<batch>/`` and return it as a job's file.
+    """Write one uploaded file to ``DIR/uploads/<batch>/`` of a workspace (or to ``<batch>/``
+    of the folder ``uploads``) and return it as a job's file.
 
     ``batch`` must be a plain folder name (see :func:`new_batch_name`). The stored name is the
     client's base name, cleaned; when the batch already holds that name, ``-2``, ``-3``... is
@@ -79,7 +80,8 @@ def store_upload(
     name = safe_name(client_filename)
     if not _BATCH.fullmatch(batch):
         raise UsageError(f"upload folder name {batch!r} is not valid")
-    folder = workspace.uploads_path / batch
+    root = uploads.uploads_path if isinstance(uploads, Workspace) else uploads
+    folder = root / batch
     folder.mkdir(parents=True, exist_ok=True)
     temporary = folder / f".part-{uuid.uuid4().hex}"
     try:

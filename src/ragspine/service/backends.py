@@ -1,0 +1,206 @@
+"""Where the service's answers come from: one workspace folder, or a PostgreSQL deployment
+searched through this process's own followed index. The answerer and the app reach either
+through :class:`Backend`, so every endpoint has one code path.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from ragspine.errors import StoreError
+from ragspine.facade import RAGSpine, ServerRAGSpine
+from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.loader import load_profile
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.lexical import META_FILE
+from ragspine.retrieval.refresh import writing
+from ragspine.retrieval.retriever import lexical_path
+from ragspine.service.settings import ServiceSettings
+from ragspine.storage.protocol import WorkspaceStoreProtocol
+from ragspine.workspace import Workspace
+
+if TYPE_CHECKING:
+    from ragspine.retrieval.follower import IndexFollower
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+T = TypeVar("T")
+
+Engine = RAGSpine | ServerRAGSpine
+
+
+class Backend(Protocol):
+    """What the answerer and the endpoints need from where the documents are stored."""
+
+    profile: DomainProfile
+    uploads_folder: Path
+
+    def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
+        """A read-only engine answering at ``clearance``, for one pool thread."""
+
+    def index_stamp(self) -> object:
+        """Changes when an engine's search index must be reopened (see ``Answerer``)."""
+
+    def readiness(self) -> dict[str, str]:
+        """The ``store`` and ``index`` checks of ``/readyz``: "ok" or why not."""
+
+    def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
+        """Run a review decision on a writable store; the search indexes follow."""
+
+    def submitted(self, batch: Path) -> None:
+        """The job queue has taken the uploads in ``batch`` (a folder of ``uploads_folder``)."""
+
+    def close(self) -> None: ...
+
+
+class WorkspaceBackend:
+    """One workspace folder: its SQLite store and the index its writers refresh."""
+
+    def __init__(self, settings: ServiceSettings, workspace: Workspace) -> None:
+        self._settings = settings
+        self.workspace = workspace
+        self.profile = workspace.profile()
+        self.uploads_folder = workspace.uploads_path
+
+    def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
+        return RAGSpine.open(
+            self.workspace,
+            provider=provider,
+            clearance=clearance,
+            dense=self._settings.dense,
+            rerank=self._settings.rerank,
+            read_only=True,
+        )
+
+    def index_stamp(self) -> tuple[int, int] | None:
+        """When and how large the lexical index's metadata was last written (``None``: no
+        index): a writer's commit changes it."""
+        try:
+            info = (lexical_path(self.workspace) / META_FILE).stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def readiness(self) -> dict[str, str]:
+        checks: dict[str, str] = {}
+        try:
+            with Workspace.open(self.workspace.root).fact_store(read_only=True) as store:
+                store.count_facts()
+            checks["store"] = "ok"
+        except Exception as exc:  # any failure to open or read is "not ready", named
+            checks["store"] = f"failed: {type(exc).__name__}"
+        checks["index"] = "ok" if self.index_stamp() is not None else "missing"
+        return checks
+
+    def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
+        with writing(self.workspace) as writable:
+            return decision(writable)
+
+    def submitted(self, batch: Path) -> None:
+        """Nothing to do: the in-process queue ingests the files from the workspace."""
+
+    def close(self) -> None:
+        """Nothing to close: each engine holds its own connection."""
+
+
+class PostgresBackend:
+    """A PostgreSQL deployment: one read-only store and one followed index for the whole
+    process (both thread-safe), shared by every thread's and clearance's engine, and a
+    writable store for review decisions."""
+
+    def __init__(self, settings: ServiceSettings) -> None:
+        from ragspine.storage.postgres import PostgresWorkspaceStore
+
+        assert settings.database_url is not None  # ServiceSettings checks one backend is named
+        self._settings = settings
+        self.profile = load_profile(settings.profile)
+        self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-serve-")
+        # Uploads wait here only until the job queue has read their bytes into PostgreSQL.
+        self.uploads_folder = Path(self._scratch.name) / "uploads"
+        url, schema = settings.database_url, settings.database_schema
+        self._store: PostgresWorkspaceStore | None = None
+        self._writer: PostgresWorkspaceStore | None = None
+        try:
+            self._store = PostgresWorkspaceStore(url, schema=schema, read_only=True)
+            self.follower = _follower(self._store, settings, Path(self._scratch.name))
+            self._writer = PostgresWorkspaceStore(url, schema=schema)
+        except BaseException:
+            self.close()
+            raise
+        self.follower.start()
+
+    def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
+        assert self._settings.database_url is not None
+        return ServerRAGSpine.open(
+            self._settings.database_url,
+            follower=self.follower,
+            profile=self.profile,
+            provider=provider,
+            clearance=clearance,
+            rerank=self._settings.rerank,
+            read_only=True,
+        )
+
+    def index_stamp(self) -> None:
+        """Always ``None``: the follower keeps the one index current by itself."""
+
+    def readiness(self) -> dict[str, str]:
+        checks: dict[str, str] = {}
+        checks_to_run: tuple[tuple[str, Callable[[], object]], ...] = (
+            ("store", self.follower.store.count_facts),
+            # A catch-up reads the change log: cheap when nothing changed, and it proves the
+            # index applies what the database holds.
+            ("index", self.follower.catch_up),
+        )
+        for name, check in checks_to_run:
+            try:
+                check()
+                checks[name] = "ok"
+            except Exception as exc:  # any failure is "not ready", named
+                checks[name] = f"failed: {type(exc).__name__}"
+        return checks
+
+    def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
+        assert self._writer is not None
+        result = decision(self._writer)
+        # The change log carries the decision to every replica; this one applies it now.
+        self.follower.catch_up()
+        return result
+
+    def submitted(self, batch: Path) -> None:
+        # The job's rows hold the bytes now; the workers never read this folder.
+        shutil.rmtree(batch, ignore_errors=True)
+
+    def close(self) -> None:
+        follower: IndexFollower | None = getattr(self, "follower", None)
+        if follower is not None:
+            follower.stop()
+            follower.close()
+        for store in (self._store, self._writer):
+            if store is not None:
+                store.close()
+        self._scratch.cleanup()
+
+
+def _follower(
+    store: PostgresWorkspaceStore, settings: ServiceSettings, scratch: Path
+) -> IndexFollower:
+    """This process's index: in ``--index-dir``, or a fresh folder of its own. Processes
+    sharing an ``--index-dir`` (``--workers N``) each take the first ``process-N`` subfolder
+    no other holds, so a restarted process resumes one instead of building from zero."""
+    from ragspine.retrieval.follower import IndexFollower
+
+    if settings.index_dir is None:
+        return IndexFollower(store, scratch / "index")
+    if settings.workers == 1:
+        return IndexFollower(store, settings.index_dir)
+    for number in range(1, settings.workers + 1):
+        try:
+            return IndexFollower(store, settings.index_dir / f"process-{number}")
+        except StoreError:  # held by another worker process
+            continue
+    raise StoreError(f"every index folder under {settings.index_dir} is in use by another process")
