@@ -126,7 +126,7 @@ def create_app(
     workspace: the API keys of ``DIR/service.db`` (unless ``settings.no_auth``), an in-process
     job queue, and the FAQ file the workspace's profile names. For a deployment: its
     ``api_keys`` table, an RQ job queue on ``settings.redis_url`` (uploads go into PostgreSQL
-    for ``ragspine worker``), the FAQ of ``settings.profile`` (the ACME example by default),
+    for ``ragspine worker``), the FAQ of ``settings.profile`` (the bundled example by default),
     and this process's own followed index. Passing ``authenticator``, ``jobs`` or ``faq``
     replaces that part (the caller keeps closing what it passed); ``provider`` defaults to the
     one the settings name.

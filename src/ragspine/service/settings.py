@@ -38,7 +38,8 @@ class ServiceSettings(BaseSettings):
     database_schema: str = "ragspine"
     redis_url: str | None = None
     # With database_url: this process's followed search index (default: a temporary folder)
-    # and the profile uploads are ingested with and the FAQ comes from (default: ACME's).
+    # and the profile uploads are ingested with and the FAQ comes from (default: the bundled
+    # example profile).
     index_dir: Path | None = None
     profile: Path | None = None
     host: str = "127.0.0.1"
