@@ -12,7 +12,7 @@ DEV := $(VENV)/.installed-dev
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint bench mutants fuzz clean
+.PHONY: demo test lint bench mutants fuzz reliability soak clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,18 @@ mutants: $(DEV)
 # 300 (docs/reliability.md).
 fuzz: $(DEV)
 	RAGSPINE_FUZZ=deep $(BIN)/pytest -p no:cacheprovider tests/hostile/test_fuzz.py
+
+# The reliability campaign at service scale (tests/reliability, docs/reliability.md): crash
+# trials, concurrency, leak probes, hostile clients, reader fuzzing and a 60-second soak, each
+# bounded so the whole stays under 10 minutes on 2 cores. `make test` deselects it; .ci/run
+# calls this target after it.
+reliability: $(DEV)
+	$(BIN)/pytest -p no:cacheprovider -m reliability tests/reliability
+
+# The long variant of the soak: 10 minutes of mixed load against 2 replicas on PostgreSQL.
+soak: $(DEV)
+	RAGSPINE_RELIABILITY=long $(BIN)/pytest -p no:cacheprovider -m reliability \
+		tests/reliability/test_soak.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache test-artifacts
