@@ -20,6 +20,9 @@ from ragspine.agent.normalize import normalize_question
         ("香 港FY2025收入", "香港FY2025收入"),
         ("香\u3000港FY2025收入", "香港FY2025收入"),  # ideographic space
         ("中 国 内 地 收入", "中国内地收入"),
+        # Runs of whitespace, tabs and line breaks are one space; none at the ends.
+        ("  What was  Hong\tKong\nrevenue ", "What was Hong Kong revenue"),
+        ("香港 \u3000 operating   profit", "香港 operating profit"),
     ],
 )
 def test_hidden_full_width_and_spaced_characters_fold(typed: str, normalized: str) -> None:
@@ -40,7 +43,14 @@ def test_ordinary_text_is_left_as_typed(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["香\u200b港２０２３年 收入", "ＡＣＭＥ\u00a0ＨＫ，revenue", "香 \u200b 港"]
+    "text",
+    [
+        "香\u200b港２０２３年 收入",
+        "ＡＣＭＥ\u00a0ＨＫ，revenue",
+        "香 \u200b 港",
+        " a \t\n b ",
+        "\x00 x",
+    ],
 )
 def test_normalization_is_idempotent(text: str) -> None:
     once = normalize_question(text)

@@ -63,6 +63,8 @@ def test_lower_case_questions_about_known_entities_ask_nothing(question: str) ->
         ("ＡＣＭＥ ＨＫ revenue in FY2025?", "ACME_HK", Period(2025, "FY")),
         ("香港２０２３年收入是多少", "ACME_HK", Period(2023, "FY")),
         ("中\u200c国内地ＦＹ２０２４营业收入", "ACME_CN", Period(2024, "FY")),
+        # Spaces, tabs and line breaks typed between the words of a name.
+        ("What was  Hong\tKong\nrevenue in FY2024?", "ACME_HK", Period(2024, "FY")),
     ],
 )
 def test_slots_are_read_from_the_normalized_question(
@@ -81,3 +83,11 @@ def test_a_disguised_competitor_is_masked_and_named(question: str, competitor: s
     intent = parse(question)
     assert intent.external_entity == competitor
     assert intent.entities == ()
+
+
+def test_a_name_split_by_a_period_is_not_read_as_that_name() -> None:
+    # The period is blanked before the names are read; the words on both sides of the blank
+    # must not join into "Hong Kong".
+    intent = parse("What was Hong FY2024 Kong revenue?")
+    assert "ACME_HK" not in intent.entities
+    assert intent.periods == (Period(2024, "FY"),)

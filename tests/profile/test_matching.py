@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ragspine.profile.matching import AliasEntry, AliasMatcher, alias_key, mask
+from ragspine.profile.matching import AliasEntry, AliasMatcher, MatcherSet, alias_key, mask
 from tests.profiles import acme_glossary
 
 
@@ -129,3 +131,54 @@ def test_lookup_by_exact_spelling_agrees_with_lookup_by_key() -> None:
     assert matcher.lookup("hong kong") is first
     assert matcher.lookup("REVENUE") == matcher.lookup("revenue") == matcher.entries()[2]
     assert matcher.lookup("Hong") is None
+
+
+def test_respace_false_never_matches_across_a_blanked_span() -> None:
+    matcher = AliasMatcher([AliasEntry("operating profit", "k", "OP")])
+    blanked = mask("operating 2024 profit", [(10, 14)])
+    assert [h.code for h in matcher.finditer(blanked)] == ["OP"]  # respaced: one gap
+    assert list(matcher.finditer(blanked, respace=False)) == []
+    # Text that needs no respacing reads the same either way, positions included.
+    text = "Operating profit and operatingprofit"
+    assert list(matcher.finditer(text, respace=False)) == list(matcher.finditer(text))
+
+
+_VOCABULARIES = (
+    [AliasEntry(w, "a", w) for w in ("how much", "how", "多少", "is", "what is")],
+    [AliasEntry(w, "b", w) for w in ("grow", "growth", "增长", "同比增长", "much")],
+    [AliasEntry(w, k, w) for w, k in (("why", "n"), ("原因", "n"), ("by channel", "c"))],
+)
+_WORDS = [
+    "how",
+    "much",
+    "is",
+    "what",
+    "why",
+    "growth",
+    "grow",
+    "多少",
+    "增长",
+    "同比",
+    "原因",
+    "by",
+    "channel",
+    "HowMuch",
+    "  ",
+    "x",
+    "2024",
+]
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=12), st.sampled_from([" ", "", "  "]))
+def test_a_matcher_set_finds_what_each_matcher_finds_alone(words: list[str], sep: str) -> None:
+    matchers = [AliasMatcher(entries) for entries in _VOCABULARIES]
+    text = sep.join(words)
+    for respace in (True, False):
+        together = MatcherSet(matchers).finditer(text, respace=respace)
+        assert together == [list(m.finditer(text, respace=respace)) for m in matchers]
+
+
+def test_a_matcher_set_reads_text_one_way() -> None:
+    flexible = AliasMatcher([AliasEntry("ab", "k", "AB")], flexible_spaces=True)
+    with pytest.raises(ValueError, match="flexible_spaces"):
+        MatcherSet([flexible, AliasMatcher([AliasEntry("cd", "k", "CD")])])

@@ -83,7 +83,9 @@ def parse_intent(
         text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
     )
     text = mask(text, ((p.start, p.end) for p in period_hits))
-    terms = lex.glossary.match_terms(text)
+    # The question is normalized: every run of spaces in the text from here on is a span
+    # blanked below, which no alias may match across (``respace=False``).
+    terms = lex.glossary.match_terms(text, respace=False)
     term_hits = terms.hits
     # An alias glued to a suffix (alias + "率") names a metric we do not know: keep it out of
     # both the slots and the unknown-entity scan, and let the gateway ask which metric.
@@ -95,9 +97,12 @@ def parse_intent(
     channels = _codes(term_hits, CHANNEL)
     periods, long_range = _periods(period_hits)
 
-    cue_hits = {kind: list(matcher.finditer(residual)) for kind, matcher in _CUES.items()}
-    prose_hits = list(cues.PROSE_AND_MODIFIERS.finditer(residual))
-    cue_hits["narrative"] = [hit for hit in prose_hits if hit.kind == "narrative"]
+    numeric_hits, growth_hits, prose_hits = cues.QUESTION_CUES.finditer(residual, respace=False)
+    cue_hits = {
+        "numeric": numeric_hits,
+        "growth": growth_hits,
+        "narrative": [hit for hit in prose_hits if hit.kind == "narrative"],
+    }
     modifiers = {hit.kind for hit in prose_hits}
     if "interim" in modifiers:
         periods = tuple(dict.fromkeys(_interim(p) for p in periods))
@@ -160,10 +165,6 @@ def _interim(period: Period) -> Period:
     return Period(period.year, "H1") if period.type == "FY" else period
 
 
-# Narrative cues are read with the modifiers (``cues.PROSE_AND_MODIFIERS``).
-_CUES = {"numeric": cues.NUMERIC, "growth": cues.GROWTH}
-
-
 def _route(
     metrics: tuple[str, ...], numeric: bool, cue_hits: dict[str, list[AliasHit]], concept: bool
 ) -> Route:
@@ -204,7 +205,7 @@ def _unknown_entities(
     blanked first so they neither count as candidates nor separate a candidate from its slot;
     slots themselves are filled with a marker character so adjacency can see them.
     """
-    place_hits = list(places.finditer(residual))
+    place_hits = list(places.finditer(residual, respace=False))
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left

@@ -59,18 +59,18 @@ class Glossary:
     ) -> Period | None:
         return normalize_period(raw, reference_date, self.calendar)
 
-    def match_terms(self, text: str) -> TermMatches:
+    def match_terms(self, text: str, *, respace: bool = True) -> TermMatches:
         """Longest-first alias hits, with two corrections every reader of text needs.
 
         A metric alias preceded by "other" or followed by a ratio suffix is not that metric
         (its span is reported in ``other_metrics``), and a home-company alias right before
         another entity qualifies it ("<home company> <region>" is the region) instead of
-        adding a second entity.
+        adding a second entity. ``respace`` is ``AliasMatcher.finditer``'s.
         """
         hits: list[AliasHit] = []
         other: list[tuple[int, int]] = []
         home = self.profile.company.home_entity
-        for hit in self.terms.finditer(text):
+        for hit in self.terms.finditer(text, respace=respace):
             suffix = METRIC_SUFFIX.match(text, hit.end) if hit.kind == METRIC else None
             prefix = _metric_prefix(text, hit.start) if hit.kind == METRIC else None
             if suffix is not None or prefix is not None:

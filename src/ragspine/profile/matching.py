@@ -11,10 +11,11 @@ screen wants this; ordinary terms do not, or "a pe" would read as an alias "APE"
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import NamedTuple
 
 from ahocorasick_rs import AhoCorasick, MatchKind
 
@@ -32,15 +33,15 @@ def detect_language(text: str) -> str:
     return "zh" if CJK.search(text) else "en"
 
 
-@dataclass(frozen=True)
-class AliasEntry:
+class AliasEntry(NamedTuple):
     alias: str
     kind: str
     code: str
 
 
-@dataclass(frozen=True)
-class AliasHit:
+# Tuples, not frozen dataclasses: a question makes a dozen hits, and a tuple is built several
+# times faster than a frozen dataclass instance.
+class AliasHit(NamedTuple):
     kind: str
     code: str
     start: int
@@ -96,37 +97,26 @@ class AliasMatcher:
         self._by_spelling = {
             e.alias: self._by_key[k] for e in self._entries if (k := alias_key(e.alias))
         }
+        self._spellings = list(patterns)
         self._patterns = list(patterns.values())
         self._automaton = (
-            AhoCorasick(list(patterns), matchkind=MatchKind.Standard) if patterns else None
+            AhoCorasick(self._spellings, matchkind=MatchKind.Standard) if patterns else None
         )
 
-    def finditer(self, text: str) -> Iterator[AliasHit]:
-        """Leftmost-longest hits that respect word edges, left to right, never overlapping."""
+    def finditer(self, text: str, *, respace: bool = True) -> Iterator[AliasHit]:
+        """Leftmost-longest hits that respect word edges, left to right, never overlapping.
+
+        ``respace=False`` reads ``text`` as it stands, for text whose whitespace is already one
+        space between words (``normalize_question``'s) and where a longer run of spaces is a
+        span the caller blanked: no alias may match across it, and no respacing is paid for.
+        """
         if self._automaton is None:
             return
-        searched, respaced = _searched(text, self._flexible)
+        searched, respaced = _searched(text, self._flexible, respace)
         found = self._automaton.find_matches_as_indexes(searched, overlapping=True)
-        if not found:
-            return
-        offsets = _offsets(text, self._flexible) if respaced else None
-        patterns, size = self._patterns, len(text)
-        candidates = []
-        for index, start, end in found:
-            pattern = patterns[index]
-            begin, stop = (offsets[start], offsets[end - 1] + 1) if offsets else (start, end)
-            if pattern.ascii_head and begin > 0 and _is_ascii_word(text[begin - 1]):
-                continue
-            if pattern.ascii_tail and stop < size and _is_ascii_word(text[stop]):
-                continue
-            candidates.append((begin, -pattern.length, stop, pattern.entry))
-        candidates.sort(key=_POSITION_THEN_LENGTH)
-        last_end = 0
-        for begin, _, stop, entry in candidates:
-            if begin < last_end:
-                continue
-            last_end = stop
-            yield AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop])
+        if found:
+            offsets = _offsets(text, self._flexible) if respaced else None
+            yield from _select(_candidates(text, found, self._patterns, offsets), text)
 
     def entries(self) -> list[AliasEntry]:
         """Every entry the matcher was built from, each spelling kept."""
@@ -136,6 +126,88 @@ class AliasMatcher:
         """The entry whose alias equals ``term`` exactly (modulo case and whitespace)."""
         entry = self._by_spelling.get(term)
         return entry if entry is not None else self._by_key.get(alias_key(term))
+
+
+class MatcherSet:
+    """Several vocabularies read in one pass: ``finditer(text)[i]`` is exactly
+    ``matchers[i].finditer(text)``, for the cost of one automaton search instead of one each.
+
+    Each vocabulary keeps its own leftmost-longest choice, so a word of one never hides a word
+    of another. The matchers must agree on ``flexible_spaces``.
+    """
+
+    def __init__(self, matchers: Sequence[AliasMatcher]) -> None:
+        modes = {m._flexible for m in matchers}
+        if len(modes) > 1:
+            raise ValueError(
+                "a MatcherSet reads text one way: the matchers' flexible_spaces differ"
+            )
+        self._flexible = modes.pop() if modes else False
+        self._count = len(matchers)
+        spellings: list[str] = []
+        self._owners: list[int] = []
+        self._patterns: list[_Pattern] = []
+        for owner, matcher in enumerate(matchers):
+            spellings += matcher._spellings
+            self._patterns += matcher._patterns
+            self._owners += [owner] * len(matcher._patterns)
+        self._automaton = (
+            AhoCorasick(spellings, matchkind=MatchKind.Standard) if spellings else None
+        )
+
+    def finditer(self, text: str, *, respace: bool = True) -> list[list[AliasHit]]:
+        """The hits of each matcher, in the order the matchers were given (``respace`` as for
+        ``AliasMatcher.finditer``)."""
+        hits: list[list[AliasHit]] = [[] for _ in range(self._count)]
+        if self._automaton is None:
+            return hits
+        searched, respaced = _searched(text, self._flexible, respace)
+        found = self._automaton.find_matches_as_indexes(searched, overlapping=True)
+        if not found:
+            return hits
+        offsets = _offsets(text, self._flexible) if respaced else None
+        owners = self._owners
+        by_owner: list[list[tuple[int, int, int]]] = [[] for _ in range(self._count)]
+        for match in found:
+            by_owner[owners[match[0]]].append(match)
+        for owner, mine in enumerate(by_owner):
+            if mine:
+                hits[owner] = list(_select(_candidates(text, mine, self._patterns, offsets), text))
+        return hits
+
+
+_Candidate = tuple[int, int, int, AliasEntry]  # (start, -alias length, end, entry)
+
+
+def _candidates(
+    text: str,
+    found: Iterable[tuple[int, int, int]],
+    patterns: Sequence[_Pattern],
+    offsets: tuple[int, ...] | None,
+) -> list[_Candidate]:
+    """The automaton's matches that respect word edges, as positions in ``text``."""
+    size = len(text)
+    candidates = []
+    for index, start, end in found:
+        pattern = patterns[index]
+        begin, stop = (offsets[start], offsets[end - 1] + 1) if offsets else (start, end)
+        if pattern.ascii_head and begin > 0 and _is_ascii_word(text[begin - 1]):
+            continue
+        if pattern.ascii_tail and stop < size and _is_ascii_word(text[stop]):
+            continue
+        candidates.append((begin, -pattern.length, stop, pattern.entry))
+    return candidates
+
+
+def _select(candidates: list[_Candidate], text: str) -> Iterator[AliasHit]:
+    """Leftmost first, then longest, never overlapping."""
+    candidates.sort(key=_POSITION_THEN_LENGTH)
+    last_end = 0
+    for begin, _, stop, entry in candidates:
+        if begin < last_end:
+            continue
+        last_end = stop
+        yield AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop])
 
 
 # Leftmost first, then longest; a stable sort keeps the automaton's order for exact ties.
@@ -154,12 +226,12 @@ def _spellings(alias: str, flexible_spaces: bool) -> tuple[str, ...]:
 # A question is read by several matchers in a row (competitors, terms, three cue lists,
 # places), mostly on the same masked text: fold and respace it once.
 @lru_cache(maxsize=64)
-def _searched(text: str, flexible_spaces: bool) -> tuple[str, bool]:
+def _searched(text: str, flexible_spaces: bool, respace: bool = True) -> tuple[str, bool]:
     """The folded text the automaton reads — whitespace dropped (``flexible_spaces``) or runs
-    of it written as one space — and whether its whitespace was rewritten (then positions in
-    it are not positions in ``text``)."""
+    of it written as one space (unless not ``respace``) — and whether its whitespace was
+    rewritten (then positions in it are not positions in ``text``)."""
     folded = fold(text)
-    if not _rewrites_space(folded, flexible_spaces):
+    if not (flexible_spaces or respace) or not _rewrites_space(folded, flexible_spaces):
         return folded, False
     return ("" if flexible_spaces else " ").join(_NON_SPACE.findall(folded)), True
 

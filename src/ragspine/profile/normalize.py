@@ -2,9 +2,10 @@
 
 Pasted or hostile text carries characters that look like nothing or like something else:
 zero-width and bidi controls inside a name ("甲\\u200b乙"), full-width letters and digits
-("ＡＢＣ", "２０２３年"), spaces typed between the characters of a Chinese name ("甲 乙").
-``normalize_question`` folds all of them so "甲\\u200b乙" reads as "甲乙"; the text as typed is
-kept for display by the caller. It lives here, below the agent and ingestion, so a question and
+("ＡＢＣ", "２０２３年"), spaces typed between the characters of a Chinese name ("甲 乙"), runs of
+spaces, tabs or line breaks. ``normalize_question`` folds all of them so "甲\\u200b乙" reads as
+"甲乙" and every gap between words is one plain space; the text as typed is kept for display by
+the caller. It lives here, below the agent and ingestion, so a question and
 a document's prose are folded by the same rule.
 """
 
@@ -26,14 +27,23 @@ _SPACE_IN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
 
 
 def normalize_question(text: str) -> str:
-    """``text`` with invisible characters removed, compatibility forms folded (NFKC) and
-    spaces between CJK characters dropped. Idempotent; ASCII text comes back unchanged."""
-    if text.isascii():
-        return text
-    text = _INVISIBLE.sub("", text)
-    if not unicodedata.is_normalized("NFKC", text):
-        text = "".join(
-            part if index % 2 else unicodedata.normalize("NFKC", part)
-            for index, part in enumerate(_KEPT_PUNCTUATION.split(text))
-        )
-    return _SPACE_IN_CJK.sub("", text)
+    """``text`` with invisible characters removed, compatibility forms folded (NFKC), spaces
+    between CJK characters dropped and every other run of whitespace written as one space (none
+    at the ends). Idempotent; text with neither comes back unchanged.
+
+    Readers of the result (the parser's alias matchers above all) may then take every run of
+    spaces in it for a span they blanked themselves, never for a gap the user typed.
+    """
+    if not text.isascii():
+        text = _INVISIBLE.sub("", text)
+        if not unicodedata.is_normalized("NFKC", text):
+            text = "".join(
+                part if index % 2 else unicodedata.normalize("NFKC", part)
+                for index, part in enumerate(_KEPT_PUNCTUATION.split(text))
+            )
+        text = _SPACE_IN_CJK.sub("", text)
+    # The common case first: single plain spaces (``isprintable`` is False for any other
+    # whitespace and for control characters).
+    if "  " in text or not text.isprintable() or text[:1] == " " or text[-1:] == " ":
+        return " ".join(text.split())
+    return text
