@@ -265,10 +265,13 @@ def test_pending_and_restricted_facts_are_invisible(store: CountingStore) -> Non
     assert "333" in cleared.answer
 
 
-def test_mock_tool_loop_uses_two_model_turns(store: CountingStore) -> None:
+def test_a_query_that_answers_the_slots_ends_the_tool_loop(store: CountingStore) -> None:
+    # The model's query answered exactly what was asked: it is not asked again to word a
+    # result whose words would be discarded.
     provider = MockProvider()
     result = ask("香港FY2025的REVENUE是多少", store, provider)
-    assert provider.calls == 2 <= MAX_TOOL_ITERATIONS
+    assert provider.calls == 1 <= MAX_TOOL_ITERATIONS
+    assert result.trace["llm_calls"] == 1 and result.trace["tool_calls"] == 1
     assert result.trace["guard_override"] is False
     assert result.guard_override is None
 

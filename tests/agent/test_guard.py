@@ -18,6 +18,7 @@ from ragspine.agent.agent import answer_question
 from ragspine.agent.guard import MAX_TOOL_ITERATIONS, ToolContext, run_tool_loop
 from ragspine.agent.llm_provider import SLOT_HINT_PREFIX, ProviderResponse, ToolCall
 from ragspine.agent.messages import en, zh
+from ragspine.agent.query_tools import lookup
 from ragspine.agent.types import (
     AgentResult,
     AnswerKind,
@@ -69,13 +70,18 @@ def asked(**overrides: str) -> ProviderResponse:
 
 
 def test_found_path_discards_fabricated_extra_number(store: CountingStore) -> None:
-    provider = ScriptedProvider([asked(), text("Revenue was 1320, up 45% to a record 9999.")])
+    with_prose = ProviderResponse(
+        "Revenue was 1320, up 45% to a record 9999.", asked().tool_calls, "tool_use"
+    )
+    provider = ScriptedProvider([with_prose, text("It grew 77%.")])
     result = run(FOUND_Q, store, provider)
-    assert "9999" not in result.answer and "45" not in result.answer
+    assert "9999" not in result.answer and "45" not in result.answer and "77" not in result.answer
     assert result.tool_results == [FoundFact(CN_FY2024, 1320, "USD_M", CN_FY2024_SOURCE)]
     assert result.sources == [CN_FY2024_SOURCE]
     assert result.guard_override is None
     assert result.trace["model_text_discarded"] is True
+    # The query answered the slots asked: the model is not asked to word it.
+    assert provider.calls == 1
     assert_no_invented_numbers(result, [CN_FY2024])
 
 
@@ -168,7 +174,7 @@ def test_network_errors_degrade_to_a_number_free_message(
 
 
 def test_network_error_on_the_second_turn_also_degrades(store: CountingStore) -> None:
-    provider = ScriptedProvider([asked(), network_error()])
+    provider = ScriptedProvider([asked(entity="ACME_HK"), network_error()])
     result = run(FOUND_Q, store, provider)
     assert result.answer == zh.PROVIDER_UNAVAILABLE
 
@@ -245,14 +251,19 @@ def test_tool_loop_returns_the_asked_result_and_the_override_reason(
     assert context.trace.guard_override_reason == (override or "")
 
 
-def test_a_model_that_never_stops_querying_the_right_slots_still_hits_the_cap(
+def test_a_model_that_never_stops_querying_other_slots_hits_the_cap(
     store: CountingStore,
 ) -> None:
-    # Even the right query does not end the loop; only a turn without tool calls does.
-    provider = ScriptedProvider([asked()])
-    _, reason = run_tool_loop(FOUND_Q, CN_FY2024, provider, tools(store))
+    provider = ScriptedProvider([asked(entity="ACME_HK")])
+    result, reason = run_tool_loop(FOUND_Q, CN_FY2024, provider, tools(store))
     assert provider.calls == MAX_TOOL_ITERATIONS
-    assert reason is GuardOverride.ITERATION_CAP
+    assert reason is GuardOverride.ITERATION_CAP and result.slots == CN_FY2024
+
+
+def test_the_first_query_for_the_asked_slots_ends_the_loop(store: CountingStore) -> None:
+    provider = ScriptedProvider([asked(entity="ACME_HK"), asked(), text("9999")])
+    result, reason = run_tool_loop(FOUND_Q, CN_FY2024, provider, tools(store))
+    assert (result.slots, reason, provider.calls) == (CN_FY2024, None, 2)
 
 
 def test_the_last_result_for_the_asked_slots_is_kept(store: CountingStore) -> None:
@@ -263,11 +274,12 @@ def test_the_last_result_for_the_asked_slots_is_kept(store: CountingStore) -> No
 
 def test_the_model_reads_each_result_as_its_wire_dict(store: CountingStore) -> None:
     wrong_tool = ProviderResponse("", [ToolCall("c9", "delete_everything", {})], "tool_use")
-    provider = ScriptedProvider([asked(), wrong_tool, text("")])
+    provider = ScriptedProvider([asked(entity="ACME_HK"), wrong_tool, text("")])
     run_tool_loop(FOUND_Q, CN_FY2024, provider, tools(store))
     tool_turns = [m for m in provider.prompts[-1]["messages"] if m["role"] == "tool"]
+    hk_fy2024 = Slots("REVENUE", "ACME_HK", CN_FY2024.period, "TOTAL")
     assert [json.loads(m["content"]) for m in tool_turns] == [
-        FoundFact(CN_FY2024, 1320, "USD_M", CN_FY2024_SOURCE).to_dict(),
+        lookup(store, hk_fy2024).to_dict(),
         ToolError("unknown tool 'delete_everything'").to_dict(),
     ]
 

@@ -182,3 +182,24 @@ def test_a_matcher_set_reads_text_one_way() -> None:
     flexible = AliasMatcher([AliasEntry("ab", "k", "AB")], flexible_spaces=True)
     with pytest.raises(ValueError, match="flexible_spaces"):
         MatcherSet([flexible, AliasMatcher([AliasEntry("cd", "k", "CD")])])
+
+
+def _mask_by_characters(text: str, spans: list[tuple[int, int]], fill: str) -> str:
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = fill * max(0, end - start)
+    return "".join(chars)
+
+
+@given(
+    st.text(max_size=30),
+    st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), max_size=5),
+    st.sampled_from([" ", "\x00"]),
+)
+def test_mask_blanks_exactly_the_characters_of_every_span(
+    text: str, spans: list[tuple[int, int]], fill: str
+) -> None:
+    # Spans inside the text (the only kind callers pass), overlapping or not, in any order.
+    inside = [(min(a, len(text)), min(b, len(text))) for a, b in spans]
+    assert mask(text, inside, fill) == _mask_by_characters(text, inside, fill)
+    assert len(mask(text, inside, fill)) == len(text)

@@ -10,7 +10,7 @@ exactly what the user asked, the agent runs the parsed query itself (``agent.gua
 
 from __future__ import annotations
 
-import uuid
+import secrets
 from dataclasses import dataclass, replace
 from datetime import date
 from itertools import product
@@ -114,7 +114,8 @@ def answer_question(
 
         profile = load_profile()
     day = reference_date or date.today()
-    trace = RequestTrace(request_id or uuid.uuid4().hex)
+    # 32 random hex digits, like uuid4().hex, without building a UUID object per question.
+    trace = RequestTrace(request_id or secrets.token_hex(16))
     parser = intent_parser or RuleIntentParser(profile)
     intent = parser.parse(normalized, day)
     if intent.raw_question != question:  # most questions need no normalizing: skip the copy

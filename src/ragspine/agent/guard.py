@@ -5,6 +5,10 @@ results go back to it as JSON, the only place a tool result becomes text), but t
 only a result for exactly the slots the user asked. If the model never produced one — no tool
 call, other slots, or calls until the iteration cap — the agent runs that query itself and the
 trace records why.
+
+The loop ends as soon as one of the model's queries answers exactly the slots asked: the model
+is not asked to word the result, since its words would be discarded, so a structured question
+costs one model call instead of two.
 """
 
 from __future__ import annotations
@@ -109,6 +113,15 @@ def run_tool_loop(
             trace.model_text_discarded = True
         if not reply.tool_calls:
             break
+        results = []
+        for call in reply.tool_calls:
+            calls += 1
+            result = tools.run_model_call(call)
+            if result.answers(task):
+                answer = result
+            results.append((call, result))
+        if answer is not None:  # asking the model to word it would only produce discarded text
+            break
         messages.append(
             {
                 "role": "assistant",
@@ -118,19 +131,15 @@ def run_tool_loop(
                 ],
             }
         )
-        for call in reply.tool_calls:
-            calls += 1
-            result = tools.run_model_call(call)
-            if result.answers(task):
-                answer = result
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call.id,
-                    "name": call.name,
-                    "content": _TOOL_JSON.encode(result.to_dict()),
-                }
-            )
+        messages += [
+            {
+                "role": "tool",
+                "tool_call_id": call.id,
+                "name": call.name,
+                "content": _TOOL_JSON.encode(result.to_dict()),
+            }
+            for call, result in results
+        ]
     else:
         return _override(tools, task, GuardOverride.ITERATION_CAP)
     if answer is not None:
