@@ -8,7 +8,7 @@ otherwise raises ``ValueError("unknown vector engine 'x'; valid options: usearch
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import ClassVar, Self
+from typing import ClassVar, Self, cast
 
 
 class ParseableEnum(StrEnum):
@@ -24,12 +24,15 @@ class ParseableEnum(StrEnum):
     @classmethod
     def parse(cls, raw: str | Self) -> Self:
         """The member named by ``raw``; a ValueError lists the valid options."""
+        # The exact value is the common case (stored rows, members passed through), and one
+        # dict lookup keeps per-chunk and per-fact callers cheap (``cls(raw)`` costs several
+        # times more); a member hashes and compares as its value.
         try:
-            # The exact value is the common case (stored rows, members passed through), and a
-            # dict lookup keeps per-chunk callers such as sensitivity filters cheap.
-            return cls(raw)
-        except ValueError:
-            pass
+            member = cls._value2member_map_.get(raw)
+        except TypeError:  # unhashable: not a name of ours either
+            member = None
+        if member is not None:
+            return cast(Self, member)
         if isinstance(raw, str):
             key = raw.strip().casefold()
             for member in cls:

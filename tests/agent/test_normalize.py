@@ -55,3 +55,13 @@ def test_ordinary_text_is_left_as_typed(text: str) -> None:
 def test_normalization_is_idempotent(text: str) -> None:
     once = normalize_question(text)
     assert normalize_question(once) == once
+
+
+def test_what_the_fast_path_skips_is_never_printable() -> None:
+    # normalize_question skips its invisible-character and CJK-space passes for printable text
+    # without a plain space; that is sound only while Python agrees no such character prints.
+    from ragspine.profile.normalize import _INVISIBLE
+
+    printable = [chr(c) for c in range(0x110000) if chr(c).isprintable()]
+    assert [c for c in printable if _INVISIBLE.match(c)] == []
+    assert [c for c in printable if c.isspace() and c != " "] == []

@@ -92,9 +92,7 @@ def parse_intent(
     other_metrics = terms.other_metrics
     residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
 
-    metrics = _codes(term_hits, METRIC)
-    entities = _codes(term_hits, ENTITY)
-    channels = _codes(term_hits, CHANNEL)
+    metrics, entities, channels = _codes(term_hits)
     periods, long_range = _periods(period_hits)
 
     numeric_hits, growth_hits, prose_hits = cues.QUESTION_CUES.finditer(residual, respace=False)
@@ -142,8 +140,12 @@ def parse_intent(
     )
 
 
-def _codes(hits: list[AliasHit], kind: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(h.code for h in hits if h.kind == kind))
+def _codes(hits: list[AliasHit]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The metric, entity and channel codes named, each in order of first mention."""
+    named: dict[str, dict[str, None]] = {METRIC: {}, ENTITY: {}, CHANNEL: {}}
+    for hit in hits:
+        named[hit.kind][hit.code] = None
+    return tuple(named[METRIC]), tuple(named[ENTITY]), tuple(named[CHANNEL])
 
 
 def _periods(hits: list[PeriodMatch]) -> tuple[tuple[Period, ...], tuple[Period, Period] | None]:
@@ -205,7 +207,7 @@ def _unknown_entities(
     blanked first so they neither count as candidates nor separate a candidate from its slot;
     slots themselves are filled with a marker character so adjacency can see them.
     """
-    place_hits = list(places.finditer(residual, respace=False))
+    place_hits = places.finditer(residual, respace=False)
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left

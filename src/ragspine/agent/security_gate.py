@@ -60,7 +60,7 @@ class SecurityGate:
         return self._profile.home_company_name
 
     def detect(self, text: str) -> SecurityScreen:
-        hits = list(self._glossary.competitors.finditer(text))
+        hits = self._glossary.competitors.finditer(text)
         if not hits:
             return SecurityScreen(masked_text=text)
         names = tuple(dict.fromkeys(h.code for h in hits))

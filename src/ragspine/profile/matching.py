@@ -11,7 +11,7 @@ screen wants this; ordinary terms do not, or "a pe" would read as an alias "APE"
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -103,20 +103,22 @@ class AliasMatcher:
             AhoCorasick(self._spellings, matchkind=MatchKind.Standard) if patterns else None
         )
 
-    def finditer(self, text: str, *, respace: bool = True) -> Iterator[AliasHit]:
-        """Leftmost-longest hits that respect word edges, left to right, never overlapping.
+    def finditer(self, text: str, *, respace: bool = True) -> list[AliasHit]:
+        """Leftmost-longest hits that respect word edges, left to right, never overlapping
+        (a list, not a generator: a question is read by several matchers in a row).
 
         ``respace=False`` reads ``text`` as it stands, for text whose whitespace is already one
         space between words (``normalize_question``'s) and where a longer run of spaces is a
         span the caller blanked: no alias may match across it, and no respacing is paid for.
         """
         if self._automaton is None:
-            return
+            return []
         searched, respaced = _searched(text, self._flexible, respace)
         found = self._automaton.find_matches_as_indexes(searched, overlapping=True)
-        if found:
-            offsets = _offsets(text, self._flexible) if respaced else None
-            yield from _select(_candidates(text, found, self._patterns, offsets), text)
+        if not found:
+            return []
+        offsets = _offsets(text, self._flexible) if respaced else None
+        return _select(_candidates(text, found, self._patterns, offsets), text)
 
     def entries(self) -> list[AliasEntry]:
         """Every entry the matcher was built from, each spelling kept."""
@@ -172,7 +174,7 @@ class MatcherSet:
             by_owner[owners[match[0]]].append(match)
         for owner, mine in enumerate(by_owner):
             if mine:
-                hits[owner] = list(_select(_candidates(text, mine, self._patterns, offsets), text))
+                hits[owner] = _select(_candidates(text, mine, self._patterns, offsets), text)
         return hits
 
 
@@ -199,15 +201,20 @@ def _candidates(
     return candidates
 
 
-def _select(candidates: list[_Candidate], text: str) -> Iterator[AliasHit]:
+def _select(candidates: list[_Candidate], text: str) -> list[AliasHit]:
     """Leftmost first, then longest, never overlapping."""
+    if len(candidates) == 1:  # the common case
+        begin, _, stop, entry = candidates[0]
+        return [AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop])]
     candidates.sort(key=_POSITION_THEN_LENGTH)
+    hits = []
     last_end = 0
     for begin, _, stop, entry in candidates:
         if begin < last_end:
             continue
         last_end = stop
-        yield AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop])
+        hits.append(AliasHit(entry.kind, entry.code, begin, stop, text[begin:stop]))
+    return hits
 
 
 # Leftmost first, then longest; a stable sort keeps the automaton's order for exact ties.

@@ -35,13 +35,17 @@ def normalize_question(text: str) -> str:
     spaces in it for a span they blanked themselves, never for a gap the user typed.
     """
     if not text.isascii():
-        text = _INVISIBLE.sub("", text)
+        # Invisible characters are format characters and every whitespace but the plain space
+        # is a separator: neither is printable, so printable text skips both regexes.
+        if not text.isprintable():
+            text = _INVISIBLE.sub("", text)
         if not unicodedata.is_normalized("NFKC", text):
             text = "".join(
                 part if index % 2 else unicodedata.normalize("NFKC", part)
                 for index, part in enumerate(_KEPT_PUNCTUATION.split(text))
             )
-        text = _SPACE_IN_CJK.sub("", text)
+        if " " in text or not text.isprintable():
+            text = _SPACE_IN_CJK.sub("", text)
     # The common case first: single plain spaces (``isprintable`` is False for any other
     # whitespace and for control characters).
     if "  " in text or not text.isprintable() or text[:1] == " " or text[-1:] == " ":

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from typing import NamedTuple
 
 from ragspine.profile.regex_starts import RuleScanner
 
@@ -74,8 +75,8 @@ class FiscalCalendar:
         return Period(self.fiscal_year(day) - 1, "FY")
 
 
-@dataclass(frozen=True)
-class PeriodMatch:
+class PeriodMatch(NamedTuple):
+    # A tuple, not a frozen dataclass: every question and table header makes some.
     period: Period
     start: int
     end: int
