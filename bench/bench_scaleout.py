@@ -243,6 +243,7 @@ class Fleet:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
         self._started.append(process)
         return process
@@ -255,6 +256,16 @@ class Fleet:
         with (self._logs / f"{name}.log").open("rb") as log:
             wait_ready(base_url, process, log)
         return base_url
+
+
+def _die_with_parent() -> None:
+    """In the child, before it runs ragspine: a SIGTERM when the benchmark dies, even by
+    SIGKILL, so no server or worker outlives it on a shared machine (Linux only)."""
+    if sys.platform == "linux":
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _wait_for_workers(redis_url: str, schema: str, count: int) -> None:
