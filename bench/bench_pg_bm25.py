@@ -91,7 +91,7 @@ LIMIT %(k)s
 
 
 @contextmanager
-def _schema(url: str) -> Iterator[str]:
+def fresh_schema(url: str) -> Iterator[str]:
     """A fresh schema upgraded to the latest step, dropped afterwards."""
     import psycopg
     from psycopg import sql
@@ -233,7 +233,7 @@ def demo_catch_up(url: str) -> dict[str, float]:
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
     with (
-        _schema(url) as schema,
+        fresh_schema(url) as schema,
         PostgresWorkspaceStore(url, schema=schema) as store,
         tempfile.TemporaryDirectory(prefix="ragspine-bench-") as tmp,
     ):
@@ -265,7 +265,7 @@ def run(
     w = WARMUP if warmup is None else warmup
     # Plain word queries: the filters of bench_retrieval's cases are left out (see docstring).
     cases = [QueryCase(c.text, type(c.filters)()) for c in queries(n)]
-    with _schema(url) as schema, psycopg.connect(url, autocommit=True) as conn:
+    with fresh_schema(url) as schema, psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f"SET search_path TO {schema}")
         chunks, load_s = load_chunks(conn, size)
         with (

@@ -46,7 +46,8 @@ DURATION_S = 30.0
 QUICK_CONNECTIONS = 8
 QUICK_DURATION_S = 2.0
 WORKERS = 2
-STARTUP_TIMEOUT_S = 60.0
+# Generous: on two cores shared with other work a server process can take a minute to start.
+STARTUP_TIMEOUT_S = 120.0
 
 # One question per kind; each is checked once (route and status) before it is timed, so the
 # benchmark cannot silently time an error page or another path.
@@ -75,15 +76,15 @@ def run(
     del iterations, warmup  # a load run is bounded by time, not by a count
     duration = QUICK_DURATION_S if quick else DURATION_S
     connections = QUICK_CONNECTIONS if quick else CONNECTIONS
-    questions = {kind: (q or _faq_question(), route) for kind, (q, route) in QUESTIONS.items()}
+    questions = {kind: (q or faq_question(), route) for kind, (q, route) in QUESTIONS.items()}
     with tempfile.TemporaryDirectory(prefix="ragspine-bench-service-") as tmp:
         workspace = Path(tmp) / "ws"
-        _build_workspace(workspace)
-        with _server(workspace, WORKERS) as base_url:
+        build_workspace(workspace)
+        with embedded_server(workspace, WORKERS) as base_url:
             for kind, (question, route) in questions.items():
-                _check(base_url, kind, question, route)
+                check_question(base_url, kind, question, route)
             loads = {
-                kind: _drive(base_url, question, duration, connections)
+                kind: drive(base_url, question, duration, connections)
                 for kind, (question, _) in questions.items()
             }
     structured = loads["structured"]
@@ -138,7 +139,7 @@ def _row(
 # --------------------------------------------------------------------------- set-up
 
 
-def _faq_question() -> str:
+def faq_question() -> str:
     """An enabled, current, non-RESTRICTED question of the shipped profile's FAQ file."""
     from datetime import date
 
@@ -155,21 +156,21 @@ def _faq_question() -> str:
     raise RuntimeError("the shipped profile's FAQ file has no item a question can hit")
 
 
-def _build_workspace(folder: Path) -> None:
+def build_workspace(folder: Path) -> None:
     from ragspine.demo.tour import build_demo_workspace
 
     build_demo_workspace(folder)
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 
 
 @contextmanager
-def _server(workspace: Path, workers: int) -> Iterator[str]:
-    port = _free_port()
+def embedded_server(workspace: Path, workers: int) -> Iterator[str]:
+    port = free_port()
     command = [
         str(Path(sys.executable).with_name("ragspine")),
         "serve",
@@ -187,7 +188,7 @@ def _server(workspace: Path, workers: int) -> Iterator[str]:
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         try:
-            _wait_ready(base_url, process, log)
+            wait_ready(base_url, process, log)
             yield base_url
         finally:
             process.terminate()
@@ -198,7 +199,7 @@ def _server(workspace: Path, workers: int) -> Iterator[str]:
                 process.wait()
 
 
-def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Any) -> None:
+def wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Any) -> None:
     import httpx
 
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -216,7 +217,7 @@ def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Any) -> No
     raise RuntimeError(f"ragspine serve was not ready within {STARTUP_TIMEOUT_S:.0f} s")
 
 
-def _check(base_url: str, kind: str, question: str, route: str) -> None:
+def check_question(base_url: str, kind: str, question: str, route: str) -> None:
     import httpx
 
     response = httpx.post(f"{base_url}/v1/ask", json={"question": question}, timeout=30.0)
@@ -231,7 +232,7 @@ def _check(base_url: str, kind: str, question: str, route: str) -> None:
 # --------------------------------------------------------------------------- load
 
 
-def _drive(base_url: str, question: str, duration: float, connections: int) -> Load:
+def drive(base_url: str, question: str, duration: float, connections: int) -> Load:
     body = json.dumps({"question": question}, ensure_ascii=False)
     if shutil.which("wrk"):
         return _wrk(base_url, body, duration, connections)

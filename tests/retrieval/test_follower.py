@@ -3,6 +3,7 @@ freshness through LISTEN/NOTIFY, and a restarted follower resuming from its sequ
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,3 +135,69 @@ def test_an_index_of_another_schema_is_rebuilt_not_resumed(
         assert follower.seq == 0
         assert follower.catch_up() == 1
         assert follower.search("apples")
+
+
+def test_a_catch_up_never_waits_for_a_connection_a_question_holds(
+    postgres_database: tuple[str, str], tmp_path: Path
+) -> None:
+    """A question holds one of the store's connections for its whole snapshot and catches the
+    index up inside it; the background catch-up must not hold the follower's lock while it
+    waits for a connection of that same pool, or the two wait on each other (under load every
+    connection is a question's) until the pool gives up."""
+    from ragspine.retrieval.follower import IndexFollower
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    url, schema = postgres_database
+    memo = _memo(tmp_path / "in", "zebra.md", "# Zebra memo\n\nZebras crossed the savanna.\n")
+    with PostgresWorkspaceStore(url, schema=schema) as writer:
+        assert not ingest([memo], writer, load_profile()).failures
+    with (
+        PostgresWorkspaceStore(url, schema=schema, read_only=True, max_connections=1) as store,
+        IndexFollower(store, tmp_path / "index") as follower,
+    ):
+        failures: list[Exception] = []
+
+        def background() -> None:
+            try:
+                follower.catch_up()
+            except Exception as exc:  # the pool's timeout: what the deadlock ends in
+                failures.append(exc)
+
+        with store.snapshot():  # the question: the pool's only connection is its own
+            thread = threading.Thread(target=background)
+            thread.start()
+            thread.join()
+            assert failures == []
+            assert follower.catch_up() == 0  # the question's own catch-up, inside its snapshot
+            assert follower.search("zebras")
+
+
+def test_a_question_older_than_the_index_does_not_roll_it_back(
+    server: object, postgres_database: tuple[str, str], tmp_path: Path
+) -> None:
+    """A question's snapshot may predate changes the background thread has applied: its
+    catch-up has nothing to add, and must not take the older log for one that went back."""
+    from ragspine.retrieval.follower import IndexFollower
+    from ragspine.storage.postgres import PostgresWorkspaceStore
+
+    url, schema = postgres_database
+    profile = load_profile()
+    first = _memo(tmp_path / "a", "apple.md", "# Apple memo\n\nApples grew in the orchard.\n")
+    second = _memo(tmp_path / "b", "pear.md", "# Pear memo\n\nPears ripened in autumn.\n")
+    assert not ingest([first], server, profile).failures  # type: ignore[arg-type]
+    with (
+        PostgresWorkspaceStore(url, schema=schema, read_only=True) as store,
+        IndexFollower(store, tmp_path / "index") as follower,
+    ):
+        assert follower.catch_up() == 1
+        with store.snapshot():  # a question starts: it sees the apple only
+            assert [d.doc_id for d in store.list_documents()] == ["apple.md"]
+            assert not ingest([second], server, profile).failures  # type: ignore[arg-type]
+            seq = follower.seq
+            applied = threading.Thread(target=follower.catch_up)  # the background thread
+            applied.start()
+            applied.join()
+            assert follower.seq > seq
+            follower.catch_up()  # the question's own, in its older snapshot
+            assert follower.search("pears") and follower.search("apples")
+            assert set(follower.doc_versions()) == {"apple.md", "pear.md"}

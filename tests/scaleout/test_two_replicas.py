@@ -1,8 +1,9 @@
 """End to end, as documented in docs/scale-out.md: `ragspine db upgrade`, two `ragspine worker`
 processes and two `ragspine serve --database-url` processes over one fresh schema; the demo
-corpus uploaded through the first API process, its jobs awaited through the second; then each
-API process, and one started late, answers the demo questions exactly as the embedded
-workspace does when the same files are uploaded to it.
+corpus uploaded through the first API process as one job per file, both workers taking some,
+its jobs awaited through the second; then each API process, and one started late, answers the
+demo questions, and previews their sources, exactly as the embedded workspace does when the
+same files are uploaded to it.
 """
 
 from __future__ import annotations
@@ -95,6 +96,16 @@ def _wait(what: str, done: Callable[[], bool], seconds: float, procs: Processes)
         time.sleep(0.3)
 
 
+def _workers(redis_url: str, schema: str) -> int:
+    from redis import Redis
+    from rq import Queue, Worker
+
+    from ragspine.service.rq_jobs import queue_name_for
+
+    with Redis.from_url(redis_url) as connection:
+        return Worker.count(queue=Queue(queue_name_for(schema), connection=connection))
+
+
 def _ready(base: str) -> bool:
     try:
         return httpx.get(f"{base}/readyz", timeout=5).status_code == 200
@@ -117,21 +128,26 @@ def _multipart(files: list[Path]) -> list[tuple[str, tuple[str, bytes]]]:
     return [("files", (p.name, p.read_bytes())) for p in files]
 
 
-def _answers(post: Callable[[str, dict[str, str]], Any]) -> list[dict[str, Any]]:
-    """What matters of each demo answer: its text, route, kind and sources."""
+def _answers(
+    post: Callable[[str, dict[str, str]], Any], get: Callable[[str, dict[str, str]], Any]
+) -> list[dict[str, Any]]:
+    """What matters of each demo answer: its text, route, kind and sources, and the preview
+    of each source (its cells and passages, read from the process's store)."""
     out = []
     for q in DEMO_QUESTIONS:
         body = post(
             "/v1/ask",
             {"question": q.question, "reference_date": DEMO_REFERENCE_DATE.isoformat()},
         )
+        sources = [{"doc": s["doc"], "locator": s["locator"]} for s in body["sources"]]
         out.append(
             {
                 "question": q.question,
                 "answer": body["answer"],
                 "route": body["route"],
                 "kind": body["answer_kind"],
-                "sources": [(s["doc"], s["locator"]) for s in body["sources"]],
+                "sources": sources,
+                "previews": [get("/v1/sources/preview", s) for s in sources],
             }
         )
     return out
@@ -149,7 +165,13 @@ def _embedded_answers(root: Path, files: list[Path]) -> list[dict[str, Any]]:
         while client.get(f"/v1/jobs/{job['job_id']}", headers=auth).json()["state"] != "done":
             assert time.monotonic() < deadline, "the embedded job did not finish"
             time.sleep(0.2)
-        return _answers(lambda path, body: client.post(path, json=body, headers=auth).json())
+
+        def get(path: str, params: dict[str, str]) -> Any:
+            response = client.get(path, params=params, headers=auth)
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        return _answers(lambda path, body: client.post(path, json=body, headers=auth).json(), get)
 
 
 def _http_answers(base: str, auth: dict[str, str]) -> list[dict[str, Any]]:
@@ -158,7 +180,30 @@ def _http_answers(base: str, auth: dict[str, str]) -> list[dict[str, Any]]:
         response.raise_for_status()
         return response.json()
 
-    return _answers(post)
+    def get(path: str, params: dict[str, str]) -> Any:
+        response = httpx.get(f"{base}{path}", params=params, headers=auth, timeout=60)
+        response.raise_for_status()
+        return response.json()
+
+    return _answers(post, get)
+
+
+def _workers_that_ran(
+    redis_url: str, postgres_url: str, schema: str, job_ids: list[str]
+) -> set[str]:
+    """The names of the RQ workers that ran the jobs (RQ keeps a finished job's worker)."""
+    from redis import Redis
+    from rq.job import Job
+
+    from ragspine.service.rq_jobs import RQJobQueue
+
+    queue = RQJobQueue(postgres_url, redis_url, schema=schema)
+    try:
+        with Redis.from_url(redis_url) as connection:
+            jobs = [Job.fetch(queue.rq_job_id(j), connection=connection) for j in job_ids]
+            return {str(job.worker_name) for job in jobs}
+    finally:
+        queue.close()
 
 
 def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
@@ -192,18 +237,32 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
     for base in bases:
         _wait(f"{base} was not ready", lambda base=base: _ready(base), START_SECONDS, processes)
 
-    sent = httpx.post(f"{bases[0]}/v1/ingest/jobs", files=_multipart(files), headers=auth)
-    assert sent.status_code == 202, sent.text
-    job_url = f"{bases[1]}/v1/jobs/{sent.json()['job_id']}"
+    # Both workers listen before anything is queued, so each can take a job.
+    _wait(
+        "two workers did not serve the queue",
+        lambda: _workers(redis_url, postgres_schema) == 2,
+        START_SECONDS,
+        processes,
+    )
+    job_ids = []
+    for file in files:  # one job per file: the two workers share them
+        sent = httpx.post(f"{bases[0]}/v1/ingest/jobs", files=_multipart([file]), headers=auth)
+        assert sent.status_code == 202, sent.text
+        job_ids.append(sent.json()["job_id"])
 
     def finished() -> bool:
-        state = httpx.get(job_url, headers=auth).json()["state"]
-        assert state != "failed", httpx.get(job_url, headers=auth).text
-        return state == "done"
+        states = []
+        for job_id in job_ids:
+            status = httpx.get(f"{bases[1]}/v1/jobs/{job_id}", headers=auth).json()
+            assert status["state"] != "failed", status
+            states.append(status["state"])
+        return set(states) == {"done"}
 
-    _wait("the upload's job did not finish", finished, JOB_SECONDS, processes)
-    status = httpx.get(job_url, headers=auth).json()
-    assert {r["outcome"] for r in status["results"]} == {"ingested"}, status
+    _wait("the upload's jobs did not finish", finished, JOB_SECONDS, processes)
+    for job_id in job_ids:
+        status = httpx.get(f"{bases[1]}/v1/jobs/{job_id}", headers=auth).json()
+        assert [r["outcome"] for r in status["results"]] == ["ingested"], status
+    assert len(_workers_that_ran(redis_url, postgres_url, postgres_schema, job_ids)) == 2
 
     expected = _embedded_answers(tmp_path / "embedded", files)
     assert any(a["sources"] for a in expected)

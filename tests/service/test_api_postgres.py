@@ -169,3 +169,34 @@ def test_each_worker_process_takes_its_own_index_folder(
         finally:
             first.close()
             second.close()
+
+
+def test_the_faq_served_is_the_one_published_into_the_database(
+    client: TestClient, deployment: tuple[ServiceSettings, Path]
+) -> None:
+    import dataclasses
+    import time
+    from datetime import date
+
+    from ragspine.profile.loader import load_profile
+    from ragspine.profile.sensitivity import Sensitivity
+    from ragspine.service.faq.faq_cache import FaqCache
+    from ragspine.service.pg_faq import RELOAD_SECONDS, PostgresFaqStore
+
+    settings, _ = deployment
+    assert settings.database_url is not None
+    from_file = FaqCache.from_profile(load_profile())
+    item = next(
+        i
+        for i in from_file.items
+        if from_file.lookup(i.question, clearance=Sensitivity.INTERNAL, today=date.today())
+    )
+    asked = {"question": item.question}
+    assert client.post("/v1/ask", json=asked).json()["answer"] == item.answer  # the file's
+    with PostgresFaqStore(settings.database_url, schema=settings.database_schema) as store:
+        store.publish([dataclasses.replace(item, answer="The published answer.")], "one.toml")
+    deadline = time.monotonic() + 5 * RELOAD_SECONDS
+    while (body := client.post("/v1/ask", json=asked).json())["answer"] != "The published answer.":
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+    assert body["route"] == "faq"

@@ -1,4 +1,5 @@
-"""The ``ragspine faq`` group: check the vetted answers the HTTP service may serve first."""
+"""The ``ragspine faq`` group: check the vetted answers the HTTP service may serve first, and
+publish them to a scale-out deployment's API processes."""
 
 from __future__ import annotations
 
@@ -7,38 +8,96 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.common import command_in
+from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in
+from ragspine.cli.db import OptionalDatabaseUrlOption, SchemaOption
 from ragspine.errors import UsageError
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
 from ragspine.service.faq.check import check_faq_file
+from ragspine.service.faq.items import FaqItem
 from ragspine.terminal import plain
 from ragspine.workspace import Workspace
 
 faq_app = typer.Typer(
-    help="Check the FAQ file of vetted answers the HTTP service serves.", no_args_is_help=True
+    help="Check the FAQ file of vetted answers the HTTP service serves; publish it to a "
+    "deployment.",
+    no_args_is_help=True,
 )
+
+FaqFileArgument = Annotated[
+    Path | None,
+    typer.Argument(help="The FAQ file; the profile's faq_file when omitted."),
+]
+FaqProfileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--profile", help="Domain profile to check against (default: the shipped example)."
+    ),
+]
 
 
 @command_in(faq_app, "check")
 def faq_check(
-    file: Annotated[
-        Path | None,
-        typer.Argument(help="The FAQ file to check; the profile's faq_file when omitted."),
-    ] = None,
-    profile: Annotated[
-        Path | None,
-        typer.Option(
-            "--profile", help="Domain profile to check against (default: the shipped example)."
-        ),
-    ] = None,
+    file: FaqFileArgument = None,
+    profile: FaqProfileOption = None,
     workspace: Annotated[
         Path | None,
         typer.Option("--workspace", "-w", help="Check against this workspace's profile."),
     ] = None,
+    database_url: OptionalDatabaseUrlOption = None,
+    schema: SchemaOption = DEFAULT_SCHEMA,
 ) -> None:
-    """Print each problem as FILE:LINE: message (exit 1), or a one-line summary (exit 0)."""
-    prof = _profile(profile, workspace)
+    """Print each problem as FILE:LINE: message (exit 1), or a one-line summary (exit 0).
+    With --database-url, also whether the deployment serves that file (exit 1 if not)."""
+    if workspace is not None and database_url is not None:
+        raise UsageError("give --workspace or --database-url, not both")
+    path, items = _checked(file, _profile(profile, workspace))
+    enabled = sum(item.enabled for item in items)
+    typer.echo(plain(f"{path}: {len(items)} items, {enabled} enabled, no problems"))
+    if database_url is None:
+        return
+    from ragspine.service.pg_faq import PostgresFaqStore, item_to_json
+
+    with PostgresFaqStore(check_database_url(database_url), schema=schema) as store:
+        publication = store.publication()
+        published = store.items()
+        where = store.describe()
+    if publication is None:
+        typer.echo(plain(f"{where}: no FAQ published (run `ragspine faq publish`)"))
+        raise typer.Exit(1)
+    source, count, when = publication
+    same = [item_to_json(i) for i in published] == [item_to_json(i) for i in items]
+    state = "the same items" if same else "other items (run `ragspine faq publish`)"
+    typer.echo(plain(f"{where}: {count} items published from {source} at {when}: {state}"))
+    if not same:
+        raise typer.Exit(1)
+
+
+@command_in(faq_app, "publish")
+def faq_publish(
+    database_url: Annotated[
+        str,
+        typer.Option("--database-url", help="PostgreSQL URL of the scale-out deployment."),
+    ],
+    file: FaqFileArgument = None,
+    profile: FaqProfileOption = None,
+    schema: SchemaOption = DEFAULT_SCHEMA,
+) -> None:
+    """Check the FAQ file and make its items the ones every API process of the deployment
+    serves (within a second, without a restart); a file with problems publishes nothing."""
+    from ragspine.service.pg_faq import PostgresFaqStore
+
+    prof = _profile(profile, None)
+    path, items = _checked(file, prof)
+    with PostgresFaqStore(check_database_url(database_url), schema=schema) as store:
+        store.publish(items, source=path.name)
+        where = store.describe()
+    enabled = sum(item.enabled for item in items)
+    typer.echo(plain(f"published {len(items)} items ({enabled} enabled) from {path} to {where}"))
+
+
+def _checked(file: Path | None, prof: DomainProfile) -> tuple[Path, tuple[FaqItem, ...]]:
+    """The FAQ file's path and items; its problems printed and exit 1 when it has any."""
     path = file or prof.faq_path
     if path is None:
         named_in = prof.source_path or "the profile"
@@ -50,8 +109,7 @@ def faq_check(
         typer.echo(plain(str(problem)))
     if checked.problems:
         raise typer.Exit(1)
-    enabled = sum(item.enabled for item in checked.items)
-    typer.echo(plain(f"{path}: {len(checked.items)} items, {enabled} enabled, no problems"))
+    return path, checked.items
 
 
 def _profile(profile: Path | None, workspace: Path | None) -> DomainProfile:

@@ -66,6 +66,8 @@ class IndexFollower:
     """
 
     def __init__(self, store: PostgresWorkspaceStore, folder: str | Path) -> None:
+        from ragspine.storage.postgres import PostgresWorkspaceStore
+
         self.store = store
         self.folder = Path(folder)
         self._lock = threading.RLock()
@@ -73,8 +75,24 @@ class IndexFollower:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._lock_fd = _hold(self.folder / LOCK_FILE)
         try:
+            # Catch-ups read through a connection of their own, taken under the lock, never
+            # through ``store``'s pool: a question holds one of those connections for its
+            # whole snapshot while it catches up (waiting for the lock), so a catch-up that
+            # held the lock and waited for one would wait on the questions it blocks. A fresh
+            # snapshot per catch-up also never predates what the index already holds.
+            self._reader = PostgresWorkspaceStore(
+                store.database.url,
+                schema=store.database.schema,
+                read_only=True,
+                max_connections=1,
+            )
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
+        try:
             self._open_index()
         except BaseException:
+            self._reader.close()
             os.close(self._lock_fd)
             raise
         self._stopping = threading.Event()
@@ -99,8 +117,8 @@ class IndexFollower:
     def catch_up(self) -> int:
         """Apply the committed changes after ``seq``; the number of documents re-indexed."""
         with self._lock:
-            db = self.store.database
-            with self.store.snapshot(), db.connection() as conn:
+            reader = self._reader
+            with reader.snapshot(), reader.database.connection() as conn:
                 from ragspine.storage.postgres.changes import changed_since, last_seq
 
                 if last_seq(conn) < self.seq:
@@ -109,10 +127,10 @@ class IndexFollower:
                 newest, changed = changed_since(conn, self.seq)
                 if not changed:
                     return 0
-                current = document_versions(self.store)
+                current = document_versions(reader)
                 self._index.delete_documents(changed)
                 for doc_id in sorted(d for d in changed if d in current):
-                    self._index.add(self.store.list_chunks(doc_id))
+                    self._index.add(reader.list_chunks(doc_id))
                 kept = {d: v for d, v in self._versions.items() if d not in changed}
                 self._index.set_doc_versions(
                     kept | {d: current[d] for d in changed if d in current}
@@ -204,6 +222,7 @@ class IndexFollower:
         self.stop()
         with self._lock:
             self._index.close()
+            self._reader.close()
             if self._lock_fd >= 0:
                 os.close(self._lock_fd)
                 self._lock_fd = -1

@@ -126,8 +126,9 @@ def create_app(
     workspace: the API keys of ``DIR/service.db`` (unless ``settings.no_auth``), an in-process
     job queue, and the FAQ file the workspace's profile names. For a deployment: its
     ``api_keys`` table, an RQ job queue on ``settings.redis_url`` (uploads go into PostgreSQL
-    for ``ragspine worker``), the FAQ of ``settings.profile`` (the bundled example by default),
-    and this process's own followed index. Passing ``authenticator``, ``jobs`` or ``faq``
+    for ``ragspine worker``), the FAQ published into it (``ragspine faq publish``; until one
+    is, the FAQ of ``settings.profile``, the bundled example by default), and this process's
+    own followed index. Passing ``authenticator``, ``jobs`` or ``faq``
     replaces that part (the caller keeps closing what it passed); ``provider`` defaults to the
     one the settings name.
     """
@@ -140,7 +141,7 @@ def create_app(
     try:
         backend = _backend(settings, owned)
         if faq is None:
-            faq = FaqCache.from_profile(backend.profile)
+            faq = _faq(settings, backend, owned)
         if authenticator is None and not settings.no_auth:
             authenticator = _authenticator(settings, backend, owned)
         if jobs is None:
@@ -226,6 +227,17 @@ def _authenticator(
     table = PostgresKeyStore(settings.database_url, schema=settings.database_schema)
     owned.append(table.close)
     return table
+
+
+def _faq(settings: ServiceSettings, backend: Backend, owned: list[Callable[[], None]]) -> FaqLookup:
+    if isinstance(backend, WorkspaceBackend):
+        return FaqCache.from_profile(backend.profile)
+    from ragspine.service.pg_faq import PostgresFaqStore, PublishedFaq
+
+    assert settings.database_url is not None
+    store = PostgresFaqStore(settings.database_url, schema=settings.database_schema)
+    owned.append(store.close)
+    return PublishedFaq(store, backend.profile)
 
 
 def _job_queue(

@@ -214,5 +214,26 @@ _CHANGES = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE, _CHANGES)
+_FAQ = Migration(
+    6,
+    "service: FAQ items",
+    (
+        # The vetted answers every API process serves, published from a checked FAQ file by
+        # `ragspine faq publish`: the whole set is replaced in one transaction, and the one
+        # publication row tells the processes (which poll it) that a new set is out.
+        """CREATE TABLE faq_items (
+            position integer PRIMARY KEY,
+            faq_id text NOT NULL UNIQUE,
+            item jsonb NOT NULL
+        )""",
+        """CREATE TABLE faq_publication (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            source text NOT NULL,
+            items integer NOT NULL,
+            published_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        )""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE, _CHANGES, _FAQ)
 LATEST_VERSION = MIGRATIONS[-1].version
