@@ -106,7 +106,11 @@ BYTE_OPERATORS: tuple[Operator, ...] = (
 
 def _pack(entries: Sequence[tuple[str, bytes]]) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with (
+        warnings.catch_warnings(),  # "Duplicate name": a renamed or duplicated entry, on purpose
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+    ):
+        warnings.simplefilter("ignore", UserWarning)
         for name, payload in entries:
             info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -139,9 +143,7 @@ def duplicate_entry(data: bytes, rng: random.Random) -> bytes:
     entries = _named(data)
     name, payload = entries[rng.randrange(len(entries))]
     other = rng.choice(entries)[1] if rng.random() < 0.5 else payload
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "Duplicate name": what we want
-        return _pack([*entries, (name, other)])
+    return _pack([*entries, (name, other)])
 
 
 def rename_entry(data: bytes, rng: random.Random) -> bytes:
