@@ -353,7 +353,7 @@ def _growth(samples: list[Sample], warmup: float, pick: str) -> dict[str, dict[s
 
 
 def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
-    deployment: Deployment, processes: Processes
+    deployment: Deployment, processes: Processes, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seconds = LONG_LOAD_SECONDS if long_budget() else LOAD_SECONDS
     every = LONG_SAMPLE_SECONDS if long_budget() else SAMPLE_SECONDS
@@ -380,7 +380,8 @@ def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
     rss = _growth(samples, warmup, "rss")
     fds = _growth(samples, warmup, "fds")
     summary = _summary(deployment, seconds, load, rss, fds, job_states, samples)
-    print("\n" + json.dumps({k: summary[k] for k in ("requests", "rss", "fds", "jobs")}, indent=1))
+    with capsys.disabled():  # shown even when the test passes
+        print(_text(summary))
 
     server_errors = {k: v for k, v in load.statuses.items() if k[1] >= 500}
     assert not server_errors, server_errors
@@ -435,3 +436,22 @@ def _summary(
     name = "soak-long.json" if long_budget() else "soak-ci.json"
     (ARTIFACTS / name).write_text(json.dumps(summary, indent=1) + "\n")
     return summary
+
+
+def _text(summary: dict[str, Any]) -> str:
+    lines = [
+        f"\nsoak: {summary['load_seconds']:.0f} s of load after {summary['ready_seconds']} s to "
+        f"ready and {summary['corpus_seconds']} s for the corpus; "
+        f"{summary['requests_total']} requests, {summary['transport_errors']} transport errors, "
+        f"jobs {summary['jobs']}",
+        "requests by route: "
+        + ", ".join(f"{route} {codes}" for route, codes in summary["requests"].items()),
+    ]
+    for name in summary["rss"]:
+        rss, fds = summary["rss"][name], summary["fds"][name]
+        lines.append(
+            f"{name}: RSS {rss['start'] / 1024:.1f} -> {rss['end'] / 1024:.1f} MiB "
+            f"({rss['growth']:+.1%}), fds {fds['start']:.0f} -> {fds['end']:.0f} "
+            f"({fds['growth']:+.1%})"
+        )
+    return "\n".join(lines)
