@@ -24,6 +24,7 @@ import sys
 import warnings
 import zipfile
 from collections.abc import Callable, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -244,8 +245,6 @@ def _drop_element(payload: bytes, rng: random.Random) -> bytes:
 
 
 def _duplicate_element(payload: bytes, rng: random.Random) -> bytes:
-    from copy import deepcopy
-
     root = _tree(payload)
     element = _pick(root, rng)
     if element is not None:
@@ -605,11 +604,13 @@ class Format:
     name: str  # the test id
     suffixes: tuple[str, ...]  # demo corpus files of this format
     operators: tuple[Operator, ...]
-    # The mutant's file name: the sidecar format mutates "NAME.md.meta.json" beside its
-    # unchanged document "NAME.md".
+    # True: the mutant is a metadata sidecar, "mutant.md.meta.json", ingested beside an
+    # unchanged copy of its document, "mutant.md".
     sidecar: bool = False
 
 
+# The format-aware operators are listed twice: a well-formed container with damaged content
+# gets past the safety checks and deeper into the readers than damaged bytes do.
 FORMATS: tuple[Format, ...] = (
     Format("pptx", (".pptx",), (*BYTE_OPERATORS, *ZIP_OPERATORS, *XML_OPERATORS, *XML_OPERATORS)),
     Format("xlsx", (".xlsx",), (*BYTE_OPERATORS, *ZIP_OPERATORS, *XML_OPERATORS, *XML_OPERATORS)),

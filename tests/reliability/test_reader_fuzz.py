@@ -44,7 +44,8 @@ CI_SECONDS = 11.0  # six formats: about 70 s of the campaign's 90 s, with start-
 LONG_SECONDS = 300.0
 SECONDS_VARIABLE = "RAGSPINE_FUZZ_SECONDS"
 SEED_VARIABLE = "RAGSPINE_FUZZ_SEED"
-# No mutant of a demo file takes a second to read; the worker's budget stops at 10 s.
+# The slowest mutants (50,000 nested PDF arrays) take about 2 s; the worker's own budget stops
+# a read at 10 s between pages, so a mutant still running at 30 s ran past it: a hang.
 HANG_SECONDS = 30.0
 START_SECONDS = 60.0
 BESIDE_EVERY = 10

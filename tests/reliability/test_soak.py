@@ -112,12 +112,15 @@ class Load:
 
 
 def _proc_sample(pid: int) -> tuple[int, int]:
-    """(VmRSS in KiB, open file descriptors) of ``pid``."""
-    rss = 0
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            rss = int(line.split()[1])
-    return rss, len(os.listdir(f"/proc/{pid}/fd"))
+    """(VmRSS in KiB, open file descriptors) of ``pid``; (0, 0) once it has exited (a zombie
+    has no VmRSS)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        fds = len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0, 0
+    rss = [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")]
+    return (rss[0], fds) if rss else (0, 0)
 
 
 def _soak_document(client: int, version: int) -> tuple[str, tuple[str, bytes]]:
@@ -152,7 +155,7 @@ class Client:
                 route = self.rng.choices(routes, weights)[0]
                 try:
                     status = getattr(self, f"_{route}")(self.rng.choice(self.bases))
-                except httpx.HTTPError as exc:
+                except Exception as exc:  # a transport error, or a body that is not the API's
                     with self.load.lock:
                         self.load.errors.append(f"{route}: {type(exc).__name__}: {exc}")
                     continue
@@ -205,8 +208,6 @@ class Client:
     def _preview(self, base: str) -> int:
         with self.load.lock:
             sources = list(self.load.sources)
-        if not sources:
-            return self._ask(base)
         doc, locator = self.rng.choice(sources)
         params = {"doc": doc, "locator": locator}
         return self.http.get(f"{base}/v1/sources/preview", params=params).status_code
@@ -236,8 +237,6 @@ class Client:
     def _job(self, base: str) -> int:
         with self.load.lock:
             jobs = list(self.load.jobs)
-        if not jobs:
-            return self._upload(base)
         return self.http.get(f"{base}/v1/jobs/{self.rng.choice(jobs)}").status_code
 
     def _models(self, base: str) -> int:
@@ -257,6 +256,7 @@ class Deployment:
     pids: dict[str, int]
     ready_seconds: float  # from the first command until both replicas answer /readyz
     corpus_seconds: float  # the demo corpus's upload until its job is done
+    corpus_job: str
 
 
 @pytest.fixture
@@ -314,11 +314,24 @@ def deployment(
         timeout=120,
     )
     assert sent.status_code == 202, sent.text
-    job_url = f"{bases[1]}/v1/jobs/{sent.json()['job_id']}"
+    job_id = sent.json()["job_id"]
+    job_url = f"{bases[1]}/v1/jobs/{job_id}"
     _wait(
         "the corpus upload did not finish", lambda: _job_over(job_url, auth), JOB_SECONDS, processes
     )
-    return Deployment(bases, auth, pids, ready - began, time.monotonic() - ready)
+    return Deployment(bases, auth, pids, ready - began, time.monotonic() - ready, job_id)
+
+
+def _sources(deployment: Deployment) -> list[tuple[str, str]]:
+    """(doc, locator) of the sources the demo questions are answered from: what to preview."""
+    sources = []
+    with httpx.Client(headers=deployment.auth, timeout=60) as http:
+        for q in DEMO_QUESTIONS:
+            body = {"question": q.question, "reference_date": DEMO_REFERENCE_DATE.isoformat()}
+            answer = http.post(f"{deployment.bases[0]}/v1/ask", json=body).json()
+            sources += [(s["doc"], s["locator"]) for s in answer["sources"]]
+    assert sources, "no demo answer has a source to preview"
+    return sources
 
 
 def _job_over(url: str, auth: dict[str, str]) -> bool:
@@ -358,7 +371,7 @@ def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
     seconds = LONG_LOAD_SECONDS if long_budget() else LOAD_SECONDS
     every = LONG_SAMPLE_SECONDS if long_budget() else SAMPLE_SECONDS
     warmup = seconds * WARMUP_FRACTION
-    load = Load()
+    load = Load(jobs=[deployment.corpus_job], sources=_sources(deployment))
     faq = _faq_question()
     samples: list[Sample] = []
     stop = threading.Event()
@@ -375,6 +388,8 @@ def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
         thread.join()
     stop.set()
     sampler.join()
+    exited = {name for sample in samples for name, rss in sample.rss_kib.items() if rss == 0}
+    assert not exited, f"exited during the soak: {exited}\n{processes.describe()}"
 
     job_states = _settle_jobs(deployment, load.jobs)
     rss = _growth(samples, warmup, "rss")
