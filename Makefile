@@ -60,9 +60,12 @@ mutants: $(DEV)
 
 # The parsers of document and user text (numbers, number formats, labels, periods, sidecars,
 # questions) fuzzed by Hypothesis with the deep budget: 20,000 examples a target instead of CI's
-# 300 (docs/reliability.md).
+# 300; then the readers fuzzed with mutants of the demo corpus, 300 s a format instead of CI's
+# 11 s (≈ 30 min; docs/reliability.md).
 fuzz: $(DEV)
 	RAGSPINE_FUZZ=deep $(BIN)/pytest -p no:cacheprovider tests/hostile/test_fuzz.py
+	RAGSPINE_RELIABILITY=long $(BIN)/pytest -p no:cacheprovider -m reliability \
+		tests/reliability/test_reader_fuzz.py
 
 # The reliability campaign at service scale (tests/reliability, docs/reliability.md): crash
 # trials, concurrency, leak probes, hostile clients, reader fuzzing and a 60-second soak, each

@@ -74,6 +74,9 @@ class Outcome(StrEnum):
 
 # What a file that read without error but yielded nothing is told.
 NOTHING_FOUND = "no text or figures found"
+# What the per-file boundary says of an exception no reader turned into a reason: a library's
+# surprise the fuzzer (tests/reliability/test_reader_fuzz.py) counts as a crash to fix.
+UNEXPECTED = "could not be read"
 
 
 @dataclass(frozen=True)
@@ -401,7 +404,7 @@ def _ingest_one(
         return FileResult(
             source.doc_id,
             Outcome.FAILED,
-            error=f"{source.path}: could not be read: {describe_error(exc)}",
+            error=f"{source.path}: {UNEXPECTED}: {describe_error(exc)}",
         )
 
 

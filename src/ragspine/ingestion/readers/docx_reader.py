@@ -49,7 +49,9 @@ class DocxReader:
         self._budget = budget
 
     def read(self, path: Path) -> ExtractedDocument:
-        with bad_file_errors(path, "Word document", PythonDocxError, OpcError, etree.LxmlError):
+        with bad_file_errors(
+            path, "Word document", PythonDocxError, OpcError, etree.LxmlError, inside=("docx",)
+        ):
             word = docx.Document(str(path))
             document = ExtractedDocument(path=path, title=word.core_properties.title or "")
             _read_body(word, document, self._budget or WorkBudget(path))

@@ -67,7 +67,14 @@ class PdfReader:
         # pdfminer parses lazily, so a damaged object can surface on any page: the whole read
         # is the boundary.
         with (
-            bad_file_errors(path, "PDF", PdfminerException, MalformedPDFException, PSException),
+            bad_file_errors(
+                path,
+                "PDF",
+                PdfminerException,
+                MalformedPDFException,
+                PSException,
+                inside=("pdfplumber", "pdfminer", "pypdfium2"),
+            ),
             _opened(path) as pdf,
         ):
             document = ExtractedDocument(path=path, title=_metadata_title(pdf))

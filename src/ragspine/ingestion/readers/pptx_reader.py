@@ -43,7 +43,9 @@ class PptxReader:
 
     def read(self, path: Path) -> ExtractedDocument:
         budget = self._budget or WorkBudget(path)
-        with bad_file_errors(path, "PowerPoint deck", PythonPptxError, etree.LxmlError):
+        with bad_file_errors(
+            path, "PowerPoint deck", PythonPptxError, etree.LxmlError, inside=("pptx",)
+        ):
             presentation = Presentation(str(path))
             document = ExtractedDocument(path=path, title=presentation.core_properties.title)
             budget.pages(len(presentation.slides), "slides")

@@ -53,7 +53,14 @@ class XlsxReader:
         budget = self._budget or WorkBudget(path)
         # openpyxl's descriptors raise TypeError for a style or property of the wrong type
         # (``<sz val="eleven">``): a bad file, not a bug of ours.
-        with bad_file_errors(path, "Excel workbook", InvalidFileException, SyntaxError, TypeError):
+        with bad_file_errors(
+            path,
+            "Excel workbook",
+            InvalidFileException,
+            SyntaxError,
+            TypeError,
+            inside=("openpyxl", "et_xmlfile"),
+        ):
             _count_grid(path, budget)  # before openpyxl holds every cell in memory
             # data_only: the values Excel computed and cached, not the formulas' text. The
             # workbook is loaded once; where formulas are is read from the sheet parts directly.
