@@ -388,7 +388,7 @@ def test_an_uploaded_file_becomes_answerable(client: TestClient, tmp_path: Path)
     )
     response = client.post(
         "/v1/ingest/jobs",
-        files=[("files", ("../../etc/macau_harbour_memo.md", memo.encode(), "text/markdown"))],
+        files=[("files", ("q4/macau_harbour_memo.md", memo.encode(), "text/markdown"))],
         headers=INTERNAL,
     )
     assert response.status_code == 202, response.text
