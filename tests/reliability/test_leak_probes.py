@@ -41,6 +41,7 @@ from ragspine.service.faq.faq_cache import FaqCache, FaqHit
 from ragspine.service.settings import ServiceSettings
 from ragspine.storage.facts import ReviewStatus
 from ragspine.workspace import Workspace
+from tests.reliability.conftest import long_budget
 from tests.service import conftest as service_fixtures
 from tests.service.conftest import ServiceKeys
 from tests.service.test_api import REF, wait_for
@@ -440,7 +441,7 @@ def test_preview_ids_with_a_path_are_not_found(client: TestClient, keys: Keys, d
 ABSENT = "集团FY2026新业务价值是多少"
 HIDDEN = "集团FY2025新业务价值是多少"
 WARMUP = 20
-PAIRS = 150
+PAIRS = 1_000 if long_budget() else 150
 
 
 def test_not_found_takes_as_long_for_a_restricted_fact_as_for_an_absent_one(

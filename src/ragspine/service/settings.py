@@ -34,11 +34,12 @@ class ConnectionLimits(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RAGSPINE_", extra="ignore", frozen=True)
 
-    header_timeout: float = Field(default=10.0, gt=0)
+    # Apache's mod_reqtimeout defaults: 20 s for the head, 20 s and then 500 B/s for the body.
+    header_timeout: float = Field(default=20.0, gt=0)
     # Headers of any client of this API fit in a few hundred bytes; browsers' in a few KB.
     max_header_bytes: int = Field(default=32_768, ge=1_024)
     body_timeout: float = Field(default=20.0, gt=0)
-    body_min_rate: int = Field(default=1_024, ge=1)
+    body_min_rate: int = Field(default=500, ge=1)
 
 
 class ServiceSettings(BaseSettings):
