@@ -450,7 +450,9 @@ def test_not_found_takes_as_long_for_a_restricted_fact_as_for_an_absent_one(
     def timed(question: str) -> tuple[float, str]:
         started = time.perf_counter()
         response = client.post(
-            "/v1/ask", json={"question": question, "reference_date": REF}, headers=keys.uncleared
+            "/v1/ask",
+            json={"question": question, "reference_date": REF},
+            headers={**keys.uncleared, "X-Request-ID": "probe-u-timing"},
         )
         elapsed = time.perf_counter() - started
         return elapsed, response.json()["answer"]
@@ -481,7 +483,12 @@ def questions_asked() -> list[str]:
     return [q for q, _ in QUESTIONS] + list(faq_wordings(FAQ_ABOVE_INTERNAL)) + [ABSENT, HIDDEN]
 
 
+# Request ids the service made up (32 hex digits) may hold a canary's digits by chance.
+_MADE_UP_ID = re.compile(r"\b[0-9a-f]{32}\b")
+
+
 def secrets_in(text: str, canaries: Canaries, keys: Keys, *, docs: bool = True) -> list[str]:
+    text = _MADE_UP_ID.sub("<id>", text)
     found = [
         c for c in (canaries.all if docs else (*canaries.values, *canaries.terms)) if c in text
     ]
