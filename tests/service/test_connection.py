@@ -116,3 +116,17 @@ def test_a_dripped_body_is_408_and_a_steady_one_is_served(port: int) -> None:
     # bare timeout, and passes.
     steady, seconds = send_slowly(port, [opening] + [b"y" * 500] * 8, 0.25)
     assert steady == 200 and seconds > BODY_TIMEOUT
+
+
+def test_the_next_head_on_a_kept_alive_connection_has_its_own_deadline(port: int) -> None:
+    first = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(first)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        started = time.monotonic()
+        sock.sendall(b"POST / HTTP/1.1\r\n")
+        answer = b""
+        while block := sock.recv(4096):
+            answer += block
+    assert answer.startswith(b"HTTP/1.1 408")
+    assert time.monotonic() - started < HEADER_TIMEOUT + 1

@@ -75,11 +75,11 @@ class GuardedProtocol(HttpToolsProtocol):
         self._head_parsed += len(name) + len(value) + 4  # ": " and CRLF
 
     def on_headers_complete(self) -> None:
-        self._head_done = True
         if self._head_parsed > self._limits.max_header_bytes:
             # A head that came whole in one read: refused before the app sees it.
             self._head_too_large()
             return
+        self._head_done = True
         super().on_headers_complete()
         self._arm(self._limits.body_timeout)
 
@@ -130,7 +130,8 @@ class GuardedProtocol(HttpToolsProtocol):
     def _refuse(self, status: int, type_: str, message: str) -> None:
         """Answer ``status`` unless a response has begun, and close the connection."""
         self._disarm()
-        if self.cycle is None or not self.cycle.response_started:
+        # Until this request's head is done, ``cycle`` is the previous request's, if any.
+        if not self._head_done or self.cycle is None or not self.cycle.response_started:
             rid = uuid.uuid4().hex
             body = json.dumps(
                 {"error": {"type": type_, "message": message, "request_id": rid}}
