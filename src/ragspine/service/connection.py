@@ -107,6 +107,10 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _arm(self, seconds: float) -> None:
         self._deadline = self.loop.time() + seconds
+        # A later deadline is met by the timer already set (it looks again when it fires).
+        if self._timer is not None and self._timer.when() > self._deadline:
+            self._timer.cancel()
+            self._timer = None
         if self._timer is None:
             self._timer = self.loop.call_at(self._deadline, self._check)
 
