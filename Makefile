@@ -12,7 +12,7 @@ DEV := $(VENV)/.installed-dev
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint bench mutants fuzz reliability soak clean
+.PHONY: demo test lint bench mutants fuzz reliability soak hostile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,12 @@ fuzz: $(DEV)
 # calls this target after it.
 reliability: $(DEV)
 	$(BIN)/pytest -p no:cacheprovider -m reliability tests/reliability
+
+# The long variants of the leak probes and the hostile clients (docs/reliability.md): 1,000
+# interleaved not-found timing pairs, a 10,000-question burst, 300 stateful schemathesis scenarios.
+hostile: $(DEV)
+	RAGSPINE_RELIABILITY=long $(BIN)/pytest -p no:cacheprovider -m reliability \
+		tests/reliability/test_leak_probes.py tests/reliability/test_hostile_clients.py
 
 # The long variant of the soak: 10 minutes of mixed load against 2 replicas on PostgreSQL.
 soak: $(DEV)

@@ -1,11 +1,13 @@
 """The project's exception hierarchy and how each error maps to a CLI exit code and HTTP status.
 
 One table (``ERROR_MAP``) is the single place where an error class meets the outside world, so
-the CLI and the HTTP service cannot disagree about what a failure means.
+the CLI and the HTTP service cannot disagree about what a failure means; ``withheld`` is how
+a log shows a failure whose message may quote its input.
 """
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 
 
@@ -69,3 +71,19 @@ def mapping_for(error: RagSpineError) -> ErrorMapping:
         if cls in ERROR_MAP:
             return ERROR_MAP[cls]
     return ErrorMapping(exit_code=1, http_status=500, type="internal_error")
+
+
+def withheld(exc: BaseException) -> str:
+    """A failure as the error log shows it: the class and frames of the exception and of what
+    caused it, without their messages. A message may quote the question or a stored value (a
+    bug's ``ValueError(f"cannot parse {text!r}")``); where it was raised is enough to find it,
+    and the request id ties it to the access log."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        frames = "".join(traceback.format_list(traceback.extract_tb(current.__traceback__)))
+        parts.append(f"{type(current).__qualname__} (message withheld)\n{frames}")
+        current = current.__cause__ or current.__context__
+    return "\ncaused by ".join(parts).rstrip()

@@ -388,7 +388,7 @@ def test_an_uploaded_file_becomes_answerable(client: TestClient, tmp_path: Path)
     )
     response = client.post(
         "/v1/ingest/jobs",
-        files=[("files", ("../../etc/macau_harbour_memo.md", memo.encode(), "text/markdown"))],
+        files=[("files", ("q4/macau_harbour_memo.md", memo.encode(), "text/markdown"))],
         headers=INTERNAL,
     )
     assert response.status_code == 202, response.text
@@ -565,6 +565,23 @@ def test_bodies_over_the_limit_are_413(service_workspace: Path) -> None:
         assert_error(streamed, 413)
         fits = small.post("/v1/ask", json={"question": STRUCTURED}, headers=INTERNAL)
         assert fits.status_code == 200
+
+
+def test_unpaired_surrogates_in_a_question_are_a_400(client: TestClient) -> None:
+    # JSON may escape them ("\ud800"); no text is made of them and nothing can encode them.
+    bodies = {
+        "/v1/chat/completions": [
+            b'{"messages": [{"role": "user", "content": "\\ud800 FY2024"}]}',
+            b'{"messages": [{"role": "user", "content": [{"type": "text", "text": "\\udfff"}]}]}',
+        ],
+        "/v1/ask": [b'{"question": "\\ud800 FY2024"}'],
+    }
+    for path, sent in bodies.items():
+        for body in sent:
+            response = client.post(
+                path, content=body, headers={**INTERNAL, "Content-Type": "application/json"}
+            )
+            assert 400 <= response.status_code < 500, response.text
 
 
 def test_an_unexpected_failure_is_a_500_that_leaks_nothing(service_workspace: Path) -> None:

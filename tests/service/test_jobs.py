@@ -325,11 +325,20 @@ def test_kept_names_are_the_clean_base_name_and_collisions_are_numbered(
 
     first = store_upload(workspace, batch, "q3/香港 报告.md", b"one")
     second = store_upload(workspace, batch, "香港 报告.md", io.BytesIO(b"two"))
-    windows = store_upload(workspace, batch, "C:\\docs\\deck?.pptx", b"three")
+    windows = store_upload(workspace, batch, "docs\\deck?.pptx", b"three")
 
     assert (first.name, first.path.read_bytes()) == ("香港 报告.md", b"one")
     assert (second.path.name, second.path.read_bytes()) == ("香港 报告-2.md", b"two")
     assert windows.path.name == "deck_.pptx"
+
+
+@pytest.mark.parametrize(
+    "name", ["../x.md", "q3/../x.md", "/etc/x.md", "\\x.md", "C:\\x.md", "%2e%2e%2fx.md", "x%00.md"]
+)
+def test_a_name_with_a_path_is_refused_not_cut_to_its_base(workspace: Workspace, name: str) -> None:
+    with pytest.raises(UsageError, match="holds a path"):
+        store_upload(workspace, new_batch_name(), name, b"# x\n")
+    assert list(workspace.uploads_path.rglob("*.md")) == []
 
 
 def test_unsupported_types_and_bad_batch_names_are_refused(workspace: Workspace) -> None:

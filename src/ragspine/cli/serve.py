@@ -73,6 +73,7 @@ def serve(
     from pydantic import ValidationError
 
     from ragspine.service.api import create_app
+    from ragspine.service.connection import GuardedProtocol
     from ragspine.service.settings import ServiceSettings
 
     if workspace is not None and database_url is not None:
@@ -115,6 +116,7 @@ def serve(
             port=settings.port,
             log_config=log_config,
             access_log=False,
+            http=GuardedProtocol,
         )
         return
     # Each worker process builds its own app from the environment: pass the settings on.
@@ -132,6 +134,7 @@ def serve(
         workers=settings.workers,
         log_config=log_config,
         access_log=False,
+        http=GuardedProtocol,
     )
 
 

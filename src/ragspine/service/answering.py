@@ -162,6 +162,15 @@ def check_question(question: str, limit: int) -> None:
         raise UsageError(
             f"the question is {len(question):,} characters long; the limit is {limit:,}"
         )
+    if not question.isascii():
+        try:
+            question.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates: JSON's "\ud800" escapes (or raw bytes Python's JSON decoder
+            # lets through) that no text is made of and nothing downstream can encode.
+            raise UsageError(
+                "the question holds invalid characters (unpaired surrogates); send UTF-8 text"
+            ) from None
 
 
 def check_reference_date(day: date | None) -> None:

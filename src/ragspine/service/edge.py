@@ -2,7 +2,8 @@
 and the metrics.
 
 The access log and the metrics name the route template, the status, the duration, the request
-id and the key's name — never the key, the question or the answer.
+id and the key's name — never the key, the question or the answer. The error log names a
+failure's request id, class and frames, never its message (see :func:`ragspine.errors.withheld`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragspine.errors import RagSpineError, mapping_for
+from ragspine.errors import RagSpineError, mapping_for, withheld
 
 ACCESS_LOG = logging.getLogger("ragspine.access")
 _LOG = logging.getLogger("ragspine.service")
@@ -105,7 +106,8 @@ def error_response(
 
 def install_error_handlers(app: FastAPI) -> None:
     """Every error leaves as ``{"error": {"type", "message", "request_id"}}``; a failure of ours
-    (5xx) is logged with its detail and answered without it."""
+    (5xx) is logged with its detail and answered without it. (Anything unexpected is answered
+    by :class:`Edge`.)"""
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
@@ -135,27 +137,14 @@ def install_error_handlers(app: FastAPI) -> None:
             return error_response(mapping.http_status, message, rid, type_=mapping.type)
         return error_response(mapping.http_status, str(exc), rid, type_=mapping.type)
 
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        rid = request_id_of(request)
-        _LOG.exception("request %s failed", rid, exc_info=exc)
-        # Served from outside the other middleware (Starlette's last resort), so the id
-        # header is set here.
-        return error_response(
-            500,
-            f"internal error; see request {rid}",
-            rid,
-            type_="internal_error",
-            headers={REQUEST_ID_HEADER: rid},
-        )
-
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(RagSpineError, ours)
-    app.add_exception_handler(Exception, unexpected)
 
 
 class Edge:
-    """Pure ASGI middleware: request id in and out, body limits, access log, request metrics.
+    """Pure ASGI middleware: request id in and out, body limits, access log, request metrics,
+    and the 500 answer to anything unexpected (a response already started is cut short).
 
     The body limit is checked twice: a declared ``Content-Length`` over it is refused before
     the app runs, and the bytes actually received are counted (a chunked body has no length).
@@ -218,6 +207,14 @@ class Edge:
             if exc.status_code != 413 or status:
                 raise
             await error_response(413, str(exc.detail), rid)(scope, receive, send_with_id)
+        except Exception as exc:
+            # Anything unexpected ends here, logged without its message: Starlette's last
+            # resort would re-raise it for the server to log whole, question and all.
+            _LOG.error("request %s failed: %s", rid, withheld(exc))
+            if not status:
+                await error_response(
+                    500, f"internal error; see request {rid}", rid, type_="internal_error"
+                )(scope, receive, send_with_id)
         finally:
             self._record(scope, state, rid, status or 500, time.perf_counter() - started)
 

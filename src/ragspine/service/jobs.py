@@ -21,7 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from ragspine.errors import RagSpineError, UsageError
+from ragspine.errors import RagSpineError, UsageError, withheld
 from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest
 from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.service.service_db import ServiceDb
@@ -249,8 +249,8 @@ class InProcessJobQueue:
                     self._requeue_orphans()
                 else:
                     self._run(job_id)
-            except Exception:  # the worker outlives any one failure; /readyz watches it
-                _log.exception("job worker: unexpected error")
+            except Exception as exc:  # the worker outlives any one failure; /readyz watches it
+                _log.error("job worker: unexpected error: %s", withheld(exc))
                 self._stop.wait(self._poll)
 
     def _claim(self) -> str | None:

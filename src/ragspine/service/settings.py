@@ -26,6 +26,22 @@ def _level(raw: object) -> object:
     return Sensitivity.parse(raw) if isinstance(raw, str) else raw
 
 
+class ConnectionLimits(BaseSettings):
+    """What one connection may take of a ``ragspine serve`` process (``RAGSPINE_<NAME>``; see
+    ``ragspine.service.connection``): a request's head must be whole within
+    ``header_timeout`` seconds and ``max_header_bytes``; its body must keep up
+    ``body_min_rate`` bytes a second after the first ``body_timeout`` seconds."""
+
+    model_config = SettingsConfigDict(env_prefix="RAGSPINE_", extra="ignore", frozen=True)
+
+    # Apache's mod_reqtimeout defaults: 20 s for the head, 20 s and then 500 B/s for the body.
+    header_timeout: float = Field(default=20.0, gt=0)
+    # Headers of any client of this API fit in a few hundred bytes; browsers' in a few KB.
+    max_header_bytes: int = Field(default=32_768, ge=1_024)
+    body_timeout: float = Field(default=20.0, gt=0)
+    body_min_rate: int = Field(default=500, ge=1)
+
+
 class ServiceSettings(BaseSettings):
     """What one ``ragspine serve`` process serves and how (read from ``RAGSPINE_<NAME>``)."""
 

@@ -33,6 +33,10 @@ _MAX_NAME = 80
 _BATCH = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # What a kept name may hold besides letters and digits of any script; the rest becomes "_".
 _UNSAFE = re.compile(r"[^\w .,()\[\]+&@#-]")
+# A name that climbs out of a folder (a ``..`` part), starts at a root (``/``, ``\``, ``C:``)
+# or hides a dot, a separator or a NUL behind percent-encoding is refused rather than cut to its
+# base name: no person names a file so, only an attack or a broken client does.
+_PATH_TRICK = re.compile(r"(^|[/\\])\.\.([/\\]|$)|^[/\\]|^[A-Za-z]:|%(2e|2f|5c|00)", re.I)
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,11 @@ def upload_doc_id(sender: str, name: str) -> str:
 
 def safe_name(client_filename: str) -> str:
     """The part of a client's file name that is kept: its base name, cleaned and bounded."""
+    if _PATH_TRICK.search(client_filename):
+        raise UsageError(
+            f"upload name {client_filename[:100]!r} holds a path (a '..' part, a root or an "
+            "encoded separator); send the file's own name"
+        )
     base = re.split(r"[/\\]", client_filename)[-1]
     base = unicodedata.normalize("NFC", base).strip().rstrip(".")
     shown = repr(client_filename[:100])
