@@ -35,7 +35,7 @@ from typing import Any
 
 import httpx
 import pytest
-from bench.bench_service import _faq_question
+from bench.bench_service import faq_question
 
 from ragspine.demo import corpus_shapes
 from ragspine.demo.corpus import generate_corpus
@@ -372,7 +372,7 @@ def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
     every = LONG_SAMPLE_SECONDS if long_budget() else SAMPLE_SECONDS
     warmup = seconds * WARMUP_FRACTION
     load = Load(jobs=[deployment.corpus_job], sources=_sources(deployment))
-    faq = _faq_question()
+    faq = faq_question()
     samples: list[Sample] = []
     stop = threading.Event()
     sampler = threading.Thread(
