@@ -87,13 +87,17 @@ class WorkspaceBackend:
 
     def readiness(self) -> dict[str, str]:
         checks: dict[str, str] = {}
+        empty = False
         try:
             with Workspace.open(self.workspace.root).fact_store(read_only=True) as store:
                 store.count_facts()
+                empty = not store.list_documents()
             checks["store"] = "ok"
         except Exception as exc:  # any failure to open or read is "not ready", named
             checks["store"] = f"failed: {type(exc).__name__}"
-        checks["index"] = "ok" if self.index_stamp() is not None else "missing"
+        # A workspace without documents has nothing to index yet: its first upload makes the
+        # index, so it must be ready to take that upload.
+        checks["index"] = "ok" if empty or self.index_stamp() is not None else "missing"
         return checks
 
     def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
