@@ -596,11 +596,12 @@ def test_a_server_killed_while_taking_uploads_loses_no_acknowledged_one(tmp_path
     rng, seed = seeded_rng("embedded serve")
     tally = Tally("embedded serve", seed)
     files = [f.path for job in upload_jobs(trial_corpus(tmp_path / "corpus")) for f in job]
-    tally.count("documents", len(files))
+    # In the CI variant half of them: each round restarts from an empty workspace.
+    files = files if LONG else files[::2]
     spans = _serve_round(tally, rng, None, tmp_path / "clean", files)
     reference = workspace_rows(tmp_path / "clean")
     assert len(reference) == len(files)
-    tally.counts.clear()
+    tally.counts = {"documents": len(files)}
 
     rounds = 0
     while tally.trials < SERVE_TRIALS:
