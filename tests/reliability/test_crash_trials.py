@@ -128,12 +128,7 @@ def test_an_ingest_killed_at_random_points_leaves_whole_documents_and_converges(
         tally.kills_alone += alone
         if not run.kill(alone=alone):
             tally.anomaly(f"a child of the ingest outlived it ({run.log.name})")
-        found = workspace_rows(ws)
-        tally.count("documents found after a kill", len(found))
-        for doc_id in half_documents(found, *versions):
-            tally.anomaly(f"{doc_id} is half written in {ws.name}")
-        for lock in held_locks(ws):
-            tally.anomaly(f"{lock} is still held in {ws.name}")
+        _check_killed(tally, ws, *versions)
 
     tally.report()
     assert not tally.anomalies, tally.anomalies
