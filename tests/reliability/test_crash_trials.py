@@ -69,7 +69,7 @@ from tests.service.test_rq_jobs import _children, _lapse_heartbeats
 pytestmark = pytest.mark.reliability
 
 LONG = long_budget()
-INGEST_TRIALS = 50 if LONG else 10
+INGEST_TRIALS = 50 if LONG else 8
 
 
 def trial_corpus(folder: Path) -> Path:
