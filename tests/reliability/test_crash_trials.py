@@ -591,7 +591,9 @@ def test_a_server_killed_while_taking_uploads_loses_no_acknowledged_one(tmp_path
     rng, seed = seeded_rng("embedded serve")
     tally = Tally("embedded serve", seed)
     files = [f.path for job in upload_jobs(trial_corpus(tmp_path / "corpus")) for f in job]
-    # In the CI variant half of them: each round restarts from an empty workspace.
+    # Without the scanned PDFs (the ingest's and the worker's trials read them) and, in the CI
+    # variant, half of the rest: each round starts again from an empty workspace.
+    files = [f for f in files if f.suffix != ".pdf"]
     files = files if LONG else files[::2]
     spans = _serve_round(tally, rng, None, tmp_path / "clean", files)
     reference = workspace_rows(tmp_path / "clean")
