@@ -53,6 +53,7 @@ from tests.reliability.store_rows import (
     workspace_rows,
 )
 from tests.reliability.trials import (
+    ARTIFACTS,
     ENV,
     Run,
     Spans,
@@ -139,6 +140,7 @@ _KINDS = {".pptx", ".xlsx", ".docx", ".pdf", ".md", ".txt"}
 
 def _check_converged(tally: Tally, ws: Path, reference: dict[str, DocumentRows]) -> None:
     found = workspace_rows(ws)
+    before = len(tally.anomalies)
     if found != reference:
         differing = sorted(
             d for d in found.keys() | reference.keys() if found.get(d) != reference.get(d)
@@ -148,6 +150,11 @@ def _check_converged(tally: Tally, ws: Path, reference: dict[str, DocumentRows])
         tally.anomaly(f"{ws.name}: the search index does not match the store")
     for name in partial_files(ws) + held_locks(ws):
         tally.anomaly(f"{ws.name}: {name} left behind")
+    if len(tally.anomalies) > before:
+        # Kept for a post-mortem: pytest's temporary folders are soon reused.
+        kept = ARTIFACTS / f"{tally.scenario.replace(' ', '-')}-{tally.seed}-{ws.name}"
+        shutil.copytree(ws, kept, dirs_exist_ok=True)
+        shutil.copy(ws.parent / f"{ws.name}.log", kept.with_suffix(".log"))
 
 
 # --- `ragspine worker` on PostgreSQL + Redis -------------------------------------------------
