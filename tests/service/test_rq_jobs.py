@@ -324,6 +324,7 @@ def test_a_worker_removes_the_scratch_folders_killed_workers_left(
     (base / killed).mkdir()
     (base / killed / "deck.pptx").write_bytes(b"half a copy")
     (base / f"{killed}.lock").touch()  # nobody holds it: its worker is gone
+    (base / f"{'1' * 32}.lock").touch()  # a worker killed before it made its folder
     url, schema, redis_url = deployment
     try:
         run_worker(url, redis_url, load_profile(), schema=schema, burst=True, fork=False)

@@ -241,7 +241,9 @@ def _own_scratch() -> tuple[Path, OwnerLock]:
     remove its folder — the copies of the files it was ingesting — so each worker, starting,
     removes those of the workers whose lock is free: they ended."""
     owner = OwnerLock(Path(tempfile.gettempdir()) / SCRATCH_NAME)
-    for folder in owner.folder.iterdir():
-        if folder.is_dir() and not owner.is_alive(folder.name):
-            shutil.rmtree(folder, ignore_errors=True)
+    # A worker killed before it made its folder leaves its lock file alone.
+    names = {p.name.removesuffix(".lock") for p in owner.folder.iterdir()}
+    for name in sorted(names):
+        if not owner.is_alive(name):  # and its lock file is gone
+            shutil.rmtree(owner.folder / name, ignore_errors=True)
     return owner.folder / owner.name, owner
