@@ -146,10 +146,12 @@ def _check_converged(tally: Tally, ws: Path, reference: dict[str, DocumentRows])
             d for d in found.keys() | reference.keys() if found.get(d) != reference.get(d)
         )
         tally.anomaly(f"{ws.name} did not converge: {differing}")
-    if not index_matches_store(ws):
-        tally.anomaly(f"{ws.name}: the search index does not match the store")
+    # Locks first: opening the index below makes this process a tantivy reader, whose
+    # watcher takes `.tantivy-meta.lock` for a moment now and then.
     for name in partial_files(ws) + held_locks(ws):
         tally.anomaly(f"{ws.name}: {name} left behind")
+    if not index_matches_store(ws):
+        tally.anomaly(f"{ws.name}: the search index does not match the store")
     if len(tally.anomalies) > before:
         # Kept for a post-mortem: pytest's temporary folders are soon reused.
         kept = ARTIFACTS / f"{tally.scenario.replace(' ', '-')}-{tally.seed}-{ws.name}"
