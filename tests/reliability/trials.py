@@ -183,9 +183,11 @@ def reaches_kill_point(
     if rng.random() < STARTUP_SHARE:
         deadline = time.monotonic() + rng.uniform(0, spans.startup)
     else:
+        start = time.monotonic()
         while not working():
             if done():
                 return False
+            assert time.monotonic() - start < 300, f"the work did not begin\n{run.tail()}"
         deadline = time.monotonic() + rng.uniform(0, spans.work)
     while time.monotonic() < deadline:
         if done():
