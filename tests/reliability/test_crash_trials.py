@@ -39,7 +39,7 @@ from ragspine.service.jobs import JobFile, JobState, JobStatus
 from ragspine.service.keys import KeyStore
 from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue, queue_name_for
 from ragspine.service.uploads import upload_doc_id
-from ragspine.workspace import SERVICE_DB_NAME, UPLOADS_NAME, Workspace
+from ragspine.workspace import DB_NAME, SERVICE_DB_NAME, UPLOADS_NAME, Workspace
 from tests.cli.test_concurrency import rewrite_corpus_files
 from tests.reliability.conftest import long_budget
 from tests.reliability.store_rows import (
@@ -101,7 +101,8 @@ def test_an_ingest_killed_at_random_points_leaves_whole_documents_and_converges(
     tally.count("documents", sum(1 for p in first.rglob("*") if p.suffix in _KINDS))
     tally.count("documents rewritten", rewrite_corpus_files(second))
     clean, updated = tmp_path / "clean", tmp_path / "updated"
-    duration = run_to_end(_ingest(first, clean), tmp_path / "clean.log")
+    run = Run(_ingest(first, clean), tmp_path / "clean.log")
+    spans = measure_spans(run, (clean / DB_NAME).exists)
     shutil.copytree(clean, updated)
     update_duration = run_to_end(_ingest(second, updated), tmp_path / "updated.log")
     reference, reference_2 = workspace_rows(clean), workspace_rows(updated)
@@ -114,11 +115,17 @@ def test_an_ingest_killed_at_random_points_leaves_whole_documents_and_converges(
             ws = tmp_path / f"ws-{round_no}"
             if round_no % 2 == 0:
                 shutil.copytree(clean, ws)
-        corpus, span = (second, update_duration) if round_no % 2 == 0 else (first, duration)
+        # A first ingest's work begins once it made the store; a re-ingest's from the start.
+        corpus, round_spans = (
+            (second, Spans(update_duration, update_duration))
+            if round_no % 2 == 0
+            else (first, spans)
+        )
         versions = (reference, reference_2) if round_no % 2 == 0 else (reference,)
         final = versions[-1]
         run = Run(_ingest(corpus, ws), tmp_path / f"ws-{round_no}.log")
-        if tally.trials >= INGEST_TRIALS or run.finished_within(rng.uniform(0, span)):
+        working = (ws / DB_NAME).exists
+        if tally.trials >= INGEST_TRIALS or not reaches_kill_point(run, rng, round_spans, working):
             assert run.finished_within(300) and run.process.returncode == 0, run.tail()
             _check_converged(tally, ws, final)
             tally.runs_completed += 1
