@@ -12,7 +12,7 @@ DEV := $(VENV)/.installed-dev
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: demo test lint bench mutants fuzz reliability soak hostile clean
+.PHONY: demo test lint bench mutants fuzz reliability soak hostile crash clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -84,6 +84,13 @@ hostile: $(DEV)
 soak: $(DEV)
 	RAGSPINE_RELIABILITY=long $(BIN)/pytest -p no:cacheprovider -m reliability \
 		tests/reliability/test_soak.py
+
+# The long variants of the crash trials and of the concurrency at service scale: 50 SIGKILLs
+# each of `ragspine ingest` (the whole demo corpus, its scanned pages included), `ragspine
+# worker` and `ragspine serve`, and 40 re-ingests in each concurrency scenario.
+crash: $(DEV)
+	RAGSPINE_RELIABILITY=long $(BIN)/pytest -p no:cacheprovider -s -m reliability \
+		tests/reliability/test_crash_trials.py tests/reliability/test_concurrency_scale.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache test-artifacts

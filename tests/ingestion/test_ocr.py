@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pdfplumber
@@ -310,3 +311,35 @@ def test_ocr_works_in_a_process_that_loaded_the_vector_index(tmp_path: Path) -> 
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == ["1", "0"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the kernel's parent-death signal is Linux's")
+def test_the_ocr_process_ends_with_the_process_that_started_it() -> None:
+    """An ingest killed with SIGKILL (the OOM killer) takes its OCR process with it, instead of
+    leaving it reading a page for nobody with the models' memory."""
+    script = (
+        "import os, time\n"
+        "from ragspine.ingestion import ocr\n"
+        "worker = ocr._worker()\n"
+        "print(worker.submit(os.getpid).result(), flush=True)\n"
+        "worker.submit(time.sleep, 120)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(child), "the OCR process outlived the ingest"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, waiting for init to reap it, has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

@@ -295,3 +295,17 @@ def test_foreign_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not an index", encoding="utf-8")
     with pytest.raises(StoreError, match=f"holds no lexical index \\({META_FILE}\\)"):
         LexicalIndex.open(tmp_path)
+
+
+def test_a_creation_cut_short_is_made_again(tmp_path: Path) -> None:
+    """A process killed while it created the index leaves tantivy's files without the
+    metadata (written last); the next writer makes the index again instead of refusing the
+    folder for good (every ingest and upload job of the workspace then failed)."""
+    path = tmp_path / "lexical"
+    build(PARITY, path).close()
+    (path / META_FILE).unlink()
+    (path / ".tmpOBO9Gf").write_text("half", encoding="utf-8")
+
+    with LexicalIndex.open(path) as again:
+        assert len(again) == 0 and again.doc_versions() == {}
+    assert (path / META_FILE).is_file() and not (path / ".tmpOBO9Gf").exists()

@@ -15,7 +15,9 @@ from ragspine.agent.narrative import filters_for
 from ragspine.demo.tour import build_demo_workspace
 from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.retriever import open_retriever
+from ragspine.retrieval.lexical import META_FILE, LexicalIndex
+from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.retrieval.retriever import lexical_path, open_retriever
 from ragspine.workspace import Workspace
 from tests.agent.helpers import ScriptedProvider, text
 
@@ -128,3 +130,25 @@ def test_a_document_reingested_after_the_index_opened_is_left_out_not_mixed(
     reopened = open_retriever(ws, notify=notes.append)
     assert reopened.retrieve("zanzibar")[0].doc == "memos/Strategy_2026.md"
     assert len(notes) == 1  # the store is ahead of the index until the next ingest command
+
+
+def test_an_index_whose_versions_were_lost_at_a_crash_holds_each_chunk_once(
+    tmp_path: Path,
+) -> None:
+    """A writer killed between the index's commit and the saving of its document versions
+    leaves chunks no version names; the next refresh must not add them a second time."""
+    ws = Workspace.create(tmp_path / "ws")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "memo.md").write_text("# Memo\n\nZanzibar expansion is on hold.\n\nMore text.\n")
+    with ws.write_lock(), ws.fact_store() as store:
+        ingest([docs], store, ws.profile())
+        refresh_indexes(ws, store)
+        chunks = len(store.list_chunks())
+        meta = lexical_path(ws) / META_FILE
+        saved = json.loads(meta.read_text(encoding="utf-8"))
+        meta.write_text(json.dumps({**saved, "doc_versions": {}}), encoding="utf-8")
+        refresh_indexes(ws, store)
+    index = LexicalIndex.open_read_only(lexical_path(ws))
+    assert index is not None
+    assert chunks > 0 and len(index) == chunks

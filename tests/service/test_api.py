@@ -26,6 +26,7 @@ from ragspine.service.api import create_app
 from ragspine.service.faq.faq_cache import FaqCache, FaqHit
 from ragspine.service.faq.items import FaqItem
 from ragspine.service.settings import ServiceSettings
+from ragspine.workspace import Workspace
 from tests.service.conftest import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys
 
 REF = "2026-11-26"
@@ -110,6 +111,14 @@ def test_readiness_names_the_missing_index(service_workspace: Path, tmp_path: Pa
     assert_error(response, 503)
     assert response.json()["checks"] == {"store": "ok", "index": "missing", "jobs": "ok"}
     assert "index" in response.json()["error"]["message"]
+
+
+def test_an_empty_workspace_is_ready_for_its_first_upload(tmp_path: Path) -> None:
+    Workspace.create(tmp_path / "empty")
+    with TestClient(create_app(ServiceSettings(workspace=tmp_path / "empty"))) as fresh:
+        response = fresh.get("/readyz")
+    assert response.status_code == 200, response.text
+    assert response.json()["checks"] == {"store": "ok", "index": "ok", "jobs": "ok"}
 
 
 @pytest.mark.parametrize(

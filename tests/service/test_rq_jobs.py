@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +21,9 @@ import pytest
 pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
 
 from ragspine.profile.loader import load_profile
-from ragspine.service.jobs import JobFile, JobState, JobStatus
+from ragspine.service.jobs import JobFile, JobState, JobStatus, OwnerLock
 from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
-from ragspine.service.rq_worker import run_worker
+from ragspine.service.rq_worker import SCRATCH_NAME, run_worker
 from ragspine.storage.postgres import PostgresWorkspaceStore
 
 # Retried at once: the tests do not wait out a production backoff.
@@ -307,6 +308,32 @@ def _lapse_heartbeats(redis_url: str, queue_name: str) -> None:
         registry = StartedJobRegistry(queue_name, connection=client)
         for member in client.zrange(registry.key, 0, -1):
             client.zadd(registry.key, {member: 1})
+
+
+def test_a_worker_removes_the_scratch_folders_killed_workers_left(
+    deployment: tuple[str, str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed with SIGKILL leaves the copies of the files it was ingesting; the next
+    worker starting removes them, and never those of a worker still running."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    base = tmp_path / SCRATCH_NAME
+    running = OwnerLock(base)
+    (base / running.name).mkdir()
+    (base / running.name / "memo.md").write_text("being ingested")
+    killed = "0" * 32
+    (base / killed).mkdir()
+    (base / killed / "deck.pptx").write_bytes(b"half a copy")
+    (base / f"{killed}.lock").touch()  # nobody holds it: its worker is gone
+    (base / f"{'1' * 32}.lock").touch()  # a worker killed before it made its folder
+    url, schema, redis_url = deployment
+    try:
+        run_worker(url, redis_url, load_profile(), schema=schema, burst=True, fork=False)
+        left = sorted(p.name for p in base.iterdir())
+    finally:
+        running.release()
+
+    assert left == sorted([running.name, f"{running.name}.lock"])
+    assert (base / running.name / "memo.md").read_text() == "being ingested"
 
 
 def test_healthy_only_while_a_worker_serves_the_queue(

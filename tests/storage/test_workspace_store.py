@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ragspine.errors import ReviewError
 from ragspine.ingestion import review
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
@@ -24,6 +25,7 @@ from ragspine.storage.documents import (
     SUSPICIOUS_INSTRUCTION,
     PendingValue,
     ReviewItem,
+    ReviewState,
 )
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.storage.protocol import WorkspaceStoreProtocol
@@ -242,3 +244,50 @@ def test_copies_written_at_once_end_at_one_level(store: Any, second_store: Any) 
         )
         levels = {store.get_document(d.doc_id).sensitivity for d in (public, secret)}
         assert levels == {"RESTRICTED"}, n
+
+
+def test_a_decision_on_an_item_decided_meanwhile_is_refused(store: Any) -> None:
+    """A decision is taken on the state its caller read: one arriving after another decided
+    the item is refused, and the audit keeps the one decision made."""
+    suspicious = ReviewItem("a.pptx", "slide=1,notes", SUSPICIOUS_INSTRUCTION, "ignore rules")
+    store.replace_document(record("a.pptx"), [], [], [suspicious], [chunk("a.pptx", 1)])
+    (item,) = store.list_review()
+    review.reject(store, item.item_id)
+
+    with pytest.raises(ReviewError, match="meanwhile"):
+        store.resolve_review(item.item_id, ReviewState.APPROVED, note="passage released")
+
+    assert [e.action for e in store.audit_log(item.item_id)] == ["rejected"]
+    assert store.get_review(item.item_id).state is ReviewState.REJECTED
+
+
+def test_racing_contradictory_decisions_leave_one_winner(store: Any, second_store: Any) -> None:
+    items = [
+        ReviewItem("a.pptx", f"slide={n},notes", SUSPICIOUS_INSTRUCTION, "ignore rules")
+        for n in range(1, 7)
+    ]
+    chunks = [chunk("a.pptx", n) for n in range(1, 7)]
+    store.replace_document(record("a.pptx"), [], [], items, chunks)
+    made: list[tuple[int, str]] = []
+
+    def decide(decision: Callable[[], object], item_id: int, state: str) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                decision()
+            except ReviewError:
+                return
+            made.append((item_id, state))
+
+        return run
+
+    for item in store.list_review():
+        n = item.item_id
+        _together(
+            decide(functools.partial(review.approve, store, n), n, "approved"),
+            decide(functools.partial(review.reject, second_store, n), n, "rejected"),
+        )
+
+    for item in store.list_review(None):
+        ((_, winner),) = [m for m in made if m[0] == item.item_id]
+        assert [e.action for e in store.audit_log(item.item_id)] == [winner]
+        assert item.state.value == winner

@@ -17,11 +17,15 @@ the value's locator (``…,row=2,col=3,confidence=0.98``) and holds below ``MIN_
 from __future__ import annotations
 
 import atexit
+import ctypes
 import importlib.util
 import itertools
 import math
 import multiprocessing
+import os
+import signal
 import statistics
+import sys
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -138,6 +142,10 @@ def _recognise(rgb: np.ndarray[Any, Any]) -> list[Any]:
     return list(found or ())
 
 
+# prctl's option asking for a signal when the parent dies (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
 @cache
 def _worker() -> ProcessPoolExecutor:
     """The process the engine runs in, started on first use and kept for the run.
@@ -147,9 +155,26 @@ def _worker() -> ProcessPoolExecutor:
     runtime symbols. A spawned interpreter imports neither, so OCR is safe whatever the caller
     loaded before; the page picture and the lines it yields cross the boundary pickled.
     """
-    executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+    executor = ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_end_with_parent,
+    )
     atexit.register(executor.shutdown, wait=True, cancel_futures=True)
     return executor
+
+
+def _end_with_parent() -> None:
+    """Run first in the OCR process: on Linux the kernel ends it when the thread that started
+    it dies, so an ingest killed with SIGKILL (or by the OOM killer) does not leave it reading
+    pages for nobody, with its models' memory, for as long as the page takes."""
+    if sys.platform != "linux":
+        return
+    parent = os.getppid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 @cache

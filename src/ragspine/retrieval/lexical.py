@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -50,6 +52,10 @@ from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
 from ragspine.storage.chunks import Chunk
 
 META_FILE = "ragspine-lexical.json"
+# The files tantivy makes in an index folder (its metadata, locks, temporary files, segments).
+_TANTIVY_FILE = re.compile(
+    r"meta\.json|\.managed\.json|\.tantivy-[a-z-]+\.lock|\.tmp\w*|[0-9a-f]{32}\.\w+"
+)
 FORMAT_VERSION = 1
 # The writer flushes a segment each time its arena fills: larger means fewer segments to merge
 # at a million chunks, at the cost of resident memory while indexing.
@@ -118,7 +124,11 @@ class LexicalIndex:
                 )
             return cls(tantivy.Index.open(str(path)), path, meta)
         if path.exists() and any(path.iterdir()):
-            raise StoreError(f"{path} is not empty and holds no lexical index ({META_FILE})")
+            if not all(_TANTIVY_FILE.fullmatch(p.name) for p in path.iterdir()):
+                raise StoreError(f"{path} is not empty and holds no lexical index ({META_FILE})")
+            # Only tantivy's files and no metadata (written last): a creation cut short by a
+            # killed process. The index is derived data; it is made again.
+            shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
         index = tantivy.Index(_schema(), path=str(path), reuse=False)
         _write_meta(meta_path, fresh)

@@ -324,7 +324,10 @@ def update_lexical(
     removed, added = _stale(current, index.doc_versions())
     if not removed and not added:
         return False
-    index.delete_documents(removed)
+    # A document added is deleted first too: a writer killed between the index's commit and
+    # the saving of its versions leaves chunks the versions do not name, which would
+    # otherwise be there twice.
+    index.delete_documents(removed | added)
     for doc_id in sorted(added):
         index.add(store.list_chunks(doc_id))
     index.set_doc_versions(current)

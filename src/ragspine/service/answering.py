@@ -7,10 +7,12 @@ the first time it answers for a level, and keeps it. Over a workspace that is a 
 opened per request. Over PostgreSQL the engines share the process's pooled store and followed
 index, which keeps itself current. Facts are read live from the store, so an ingest's commit is
 seen by the next question; a workspace's search index is reopened when the writer's last commit
-of it changed (a stat of its metadata file per question), so a re-ingest needs no restart. A
-question runs in one read transaction of the store, so all its facts and passages are of one
-commit, and the retriever leaves out passages of documents re-ingested after its index was
-opened (``retriever.same_content``): an answer never mixes two versions of a document.
+of it or the store's documents changed (a stat of its metadata file and the store's document
+versions, per question), so a re-ingest needs no restart. A question runs in one read
+transaction of the store, the freshness check included, so all its facts and passages are of one
+commit: between an ingest's commit and its index refresh the passages come from an in-memory
+copy of the store's (``retriever.open_retriever``), and an answer is the old or the new
+version's, never a mix or the new figures without the new passages.
 """
 
 from __future__ import annotations
@@ -114,10 +116,13 @@ class Answerer:
             )
             if hit is not None:
                 return faq_response(hit, request_id)
-        rag = self.engine_for(caller.clearance)
-        # One read transaction for the whole question: every fact and passage it reads is of
-        # the same commit, so a re-ingest landing meanwhile is not half seen.
+        entry = self._opened(caller.clearance)
+        rag = entry.rag
+        # One read transaction for the whole question, the index's freshness checked in it:
+        # every fact and passage it reads is of the same commit, so a re-ingest landing
+        # meanwhile is not half seen.
         with rag.store.snapshot():
+            self._follow(entry)
             result = rag.ask(question, reference_date=reference_date, request_id=request_id)
         return ServiceAskResponse(**to_response(result).model_dump(), cache=CacheInfo())
 
@@ -125,18 +130,26 @@ class Answerer:
         """This thread's read-only engine for ``clearance``, its search index reopened when
         the backend says a writer has committed a newer one. Call on a pool thread (see
         :meth:`run`)."""
+        entry = self._opened(clearance)
+        self._follow(entry)
+        return entry.rag
+
+    def _opened(self, clearance: Sensitivity) -> _Opened:
         opened: dict[Sensitivity, _Opened] = self._local.__dict__.setdefault("opened", {})
-        stamp = self.backend.index_stamp()
         entry = opened.get(clearance)
         if entry is None:
             rag = self.backend.open(clearance, self._provider)
             with self._lock:
                 self._all.append(rag)
-            entry = opened[clearance] = _Opened(rag, stamp)
-        elif entry.index_stamp != stamp:
+            entry = opened[clearance] = _Opened(rag, self.backend.index_stamp(rag.store))
+        return entry
+
+    def _follow(self, entry: _Opened) -> None:
+        """Reopen the engine's search index when the backend's stamp moved."""
+        stamp = self.backend.index_stamp(entry.rag.store)
+        if entry.index_stamp != stamp:
             entry.rag.retriever.reset()
             entry.index_stamp = stamp
-        return entry.rag
 
     def close(self) -> None:
         """Wait for running questions, then close every thread's engine (not the backend)."""

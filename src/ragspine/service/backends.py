@@ -42,8 +42,9 @@ class Backend(Protocol):
     def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
         """A read-only engine answering at ``clearance``, for one pool thread."""
 
-    def index_stamp(self) -> object:
-        """Changes when an engine's search index must be reopened (see ``Answerer``)."""
+    def index_stamp(self, store: WorkspaceStoreProtocol) -> object:
+        """Changes when an engine's search index must be reopened (see ``Answerer``); read
+        through the engine's ``store``, in the question's read transaction."""
 
     def readiness(self) -> dict[str, str]:
         """The ``store`` and ``index`` checks of ``/readyz``: "ok" or why not."""
@@ -76,9 +77,15 @@ class WorkspaceBackend:
             read_only=True,
         )
 
-    def index_stamp(self) -> tuple[int, int] | None:
-        """When and how large the lexical index's metadata was last written (``None``: no
-        index): a writer's commit changes it."""
+    def index_stamp(self, store: WorkspaceStoreProtocol) -> tuple[object, str]:
+        """When and how large the lexical index's metadata was last written, and the
+        store's document versions: a writer's commit of either changes it. Between an
+        ingest's commit and its index refresh the engine then answers from an in-memory copy
+        of the store's passages (``retriever.open_retriever``), so a question sees the new
+        version of a document whole, its facts and its passages."""
+        return self._index_meta(), store.chunk_state()
+
+    def _index_meta(self) -> tuple[int, int] | None:
         try:
             info = (lexical_path(self.workspace) / META_FILE).stat()
         except OSError:
@@ -87,13 +94,17 @@ class WorkspaceBackend:
 
     def readiness(self) -> dict[str, str]:
         checks: dict[str, str] = {}
+        empty = False
         try:
             with Workspace.open(self.workspace.root).fact_store(read_only=True) as store:
                 store.count_facts()
+                empty = not store.list_documents()
             checks["store"] = "ok"
         except Exception as exc:  # any failure to open or read is "not ready", named
             checks["store"] = f"failed: {type(exc).__name__}"
-        checks["index"] = "ok" if self.index_stamp() is not None else "missing"
+        # A workspace without documents has nothing to index yet: its first upload makes the
+        # index, so it must be ready to take that upload.
+        checks["index"] = "ok" if empty or self._index_meta() is not None else "missing"
         return checks
 
     def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
@@ -145,7 +156,7 @@ class PostgresBackend:
             read_only=True,
         )
 
-    def index_stamp(self) -> None:
+    def index_stamp(self, store: WorkspaceStoreProtocol) -> None:
         """Always ``None``: the follower keeps the one index current by itself."""
 
     def readiness(self) -> dict[str, str]:

@@ -144,7 +144,7 @@ class InProcessJobQueue:
         self._on_finished = on_finished
         self._dense = dense
         self._db = ServiceDb(workspace)
-        self._owner = _OwnerLock(workspace.root / QUEUES_NAME)
+        self._owner = OwnerLock(workspace.root / QUEUES_NAME)
         self._stop = threading.Event()
         self._wake = threading.Event()
         try:
@@ -380,14 +380,14 @@ class _Stopping(Exception):
     """Raised from the per-file callback to end a job early when the queue closes."""
 
 
-class _OwnerLock:
-    """A lock file held for as long as this queue runs: while it is held, the jobs the queue
-    claimed are its own; once free (the process ended, even by ``kill -9``), they are orphans.
-    """
+class OwnerLock:
+    """A lock file ``<folder>/<name>.lock`` held for as long as its holder runs: while it is
+    held, what the holder owns (the jobs a queue claimed, a worker's scratch folder) is its
+    own; once free (the process ended, even by ``kill -9``), it is an orphan."""
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(exist_ok=True)
-        self._folder = folder
+        self.folder = folder
         self.name = uuid.uuid4().hex
         self._fd: int | None = os.open(self._path(self.name), os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -417,4 +417,4 @@ class _OwnerLock:
             self._fd = None
 
     def _path(self, owner: str) -> Path:
-        return self._folder / f"{owner}.lock"
+        return self.folder / f"{owner}.lock"

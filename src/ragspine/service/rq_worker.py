@@ -35,7 +35,7 @@ from rq.timeouts import JobTimeoutException  # noqa: E402
 from ragspine.errors import RagSpineError, StoreError  # noqa: E402
 from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest  # noqa: E402
 from ragspine.profile.model import DomainProfile  # noqa: E402
-from ragspine.service.jobs import JobFileResult, JobState  # noqa: E402
+from ragspine.service.jobs import JobFileResult, JobState, OwnerLock  # noqa: E402
 from ragspine.service.pg_jobs import PendingFile, PostgresJobTable  # noqa: E402
 from ragspine.service.rq_jobs import queue_name_for  # noqa: E402
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, redact  # noqa: E402
@@ -47,6 +47,8 @@ _log = logging.getLogger(__name__)
 # is retried once its last heartbeat lapses (at most RQ's 30 s monitoring interval + 60 s)
 # and the next maintenance run finds it.
 MAINTENANCE_SECONDS = 60
+# The folder of $TMPDIR holding each running worker's scratch folder.
+SCRATCH_NAME = "ragspine-worker"
 
 
 @dataclass(frozen=True)
@@ -205,15 +207,17 @@ def run_worker(
     global _config
     # Opening the store checks the schema version; it is closed again before any fork.
     PostgresWorkspaceStore(database_url, schema=schema).close()
-    folder = scratch or Path(tempfile.gettempdir()) / f"ragspine-worker-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    _config = WorkerConfig(database_url, schema, profile, folder)
     connection = redis.Redis.from_url(redis_url)
     try:
         connection.ping()
     except redis.RedisError as exc:
         connection.close()
         raise StoreError(f"cannot reach Redis at {redact(redis_url)}: {exc}") from exc
+    owner: OwnerLock | None = None
+    if scratch is None:
+        scratch, owner = _own_scratch()
+    scratch.mkdir(parents=True, exist_ok=True)
+    _config = WorkerConfig(database_url, schema, profile, scratch)
     queue = Queue(queue_name or queue_name_for(schema), connection=connection)
     worker_class: type[Worker] | type[SimpleWorker] = Worker if fork else SimpleWorker
     worker = worker_class(
@@ -226,5 +230,20 @@ def run_worker(
         return worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
     finally:
         connection.close()
-        if scratch is None:
-            shutil.rmtree(folder, ignore_errors=True)
+        if owner is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+            owner.release()
+
+
+def _own_scratch() -> tuple[Path, OwnerLock]:
+    """This worker's scratch folder, ``$TMPDIR/ragspine-worker/<owner>/``, named after a lock
+    it holds while it runs (its job processes inherit it). A worker killed with SIGKILL cannot
+    remove its folder — the copies of the files it was ingesting — so each worker, starting,
+    removes those of the workers whose lock is free: they ended."""
+    owner = OwnerLock(Path(tempfile.gettempdir()) / SCRATCH_NAME)
+    # A worker killed before it made its folder leaves its lock file alone.
+    names = {p.name.removesuffix(".lock") for p in owner.folder.iterdir()}
+    for name in sorted(names):
+        if not owner.is_alive(name):  # and its lock file is gone
+            shutil.rmtree(owner.folder / name, ignore_errors=True)
+    return owner.folder / owner.name, owner

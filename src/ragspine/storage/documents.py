@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from ragspine.errors import ReviewError
 from ragspine.profile.sensitivity import Sensitivity
 
 
@@ -95,6 +96,21 @@ class ReviewItem:
     created_at: str = ""
     resolved_at: str = ""
     corrected_value: float | None = None
+
+
+def check_decidable(
+    item_id: int, current: str | None, state: ReviewState, corrected_value: float | None
+) -> None:
+    """Refuse a decision on an item decided since its caller read it (two reviewers at once):
+    only an open item is decided, or an approval corrected; the later decision is a
+    ``ReviewError`` (HTTP 409) and the audit keeps the one made."""
+    if current is None or current == ReviewState.OPEN.value:
+        return
+    if current == state.value == ReviewState.APPROVED.value and corrected_value is not None:
+        return
+    raise ReviewError(
+        f"review item {item_id} was {current} meanwhile; it cannot be {state.value} now"
+    )
 
 
 @dataclass(frozen=True)

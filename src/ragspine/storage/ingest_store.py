@@ -25,6 +25,7 @@ from ragspine.storage.documents import (
     ReviewItem,
     ReviewState,
     TextBlockRow,
+    check_decidable,
 )
 from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestamp
 from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
@@ -385,6 +386,10 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         """Close an item; an approval writes its fact and retires conflicting ones, atomically."""
         now = utc_timestamp()
         with self._transaction(f"resolve review item {item_id}") as conn:
+            current = conn.execute(
+                "SELECT state FROM review_items WHERE item_id = ?", (item_id,)
+            ).fetchone()
+            check_decidable(item_id, current and current[0], state, corrected_value)
             if fact is not None:
                 conn.executemany(FACT_UPSERT_SQL, rows_of([fact]))
             for old in superseded:

@@ -29,6 +29,7 @@ from ragspine.storage.documents import (
     ReviewItem,
     ReviewState,
     TextBlockRow,
+    check_decidable,
 )
 from ragspine.storage.facts import FACT_FIELDS, Fact, FactKey, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_store import carry_note, doc_values
@@ -345,6 +346,10 @@ class PostgresWorkspaceStore(PostgresFactStore):
             ).fetchone()
             if owner is not None:
                 self._lock(conn, f"doc:{owner[0]}")
+            current = conn.execute(
+                "SELECT state FROM review_items WHERE item_id = %s FOR UPDATE", (item_id,)
+            ).fetchone()
+            check_decidable(item_id, current and current[0], state, corrected_value)
             if fact is not None:
                 conn.execute(FACT_UPSERT_SQL, rows_of([fact])[0])
             for old in superseded:

@@ -1,0 +1,66 @@
+"""The service's answers while a document is re-ingested: between the ingest's commit and its
+index refresh, a question sees the new version whole — its figures and its passages — as
+after the refresh, never the new figures beside passages of other documents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from ragspine.ingestion.pipeline import ingest
+from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.service.api import create_app
+from ragspine.service.settings import ServiceSettings
+from ragspine.workspace import Workspace
+
+OUTLOOK = """# ACME Macau outlook
+
+## Key figures FY2031
+
+| | US$m |
+|---|---|
+| Revenue | {revenue} |
+
+Macau revenue in FY2031 rose on the new {animal}-class bancassurance partnership.
+"""
+OTHER = """# ACME Hong Kong notes
+
+Hong Kong revenue rose on visitor demand and agency sales in FY2031.
+"""
+WHY = "Why did Macau revenue rise in FY2031?"
+
+
+def _write(workspace: Workspace, folder: Path, revenue: str, animal: str, *, index: bool) -> None:
+    (folder / "outlook.md").write_text(OUTLOOK.format(revenue=revenue, animal=animal))
+    with workspace.write_lock(), workspace.fact_store() as store:
+        ingest([folder], store, workspace.profile())
+        if index:
+            refresh_indexes(workspace, store)
+
+
+def _ask(client: TestClient) -> tuple[str, list[tuple[str, str]]]:
+    body = client.post("/v1/ask", json={"question": WHY}).json()
+    return body["answer"], [(s["doc"], s["locator"]) for s in body["sources"]]
+
+
+def test_an_answer_between_a_reingest_and_its_index_refresh_is_the_new_versions(
+    tmp_path: Path,
+) -> None:
+    workspace = Workspace.create(tmp_path / "ws")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "hk.md").write_text(OTHER)
+    _write(workspace, docs, "4,210", "zebra", index=True)
+    settings = ServiceSettings(workspace=workspace.root, no_auth=True, ask_threads=1)
+    with TestClient(create_app(settings)) as client:
+        before = _ask(client)  # the thread's engine opens its index at version 1
+        _write(workspace, docs, "4,390", "okapi", index=False)
+        between = _ask(client)
+        _write(workspace, docs, "4,390", "okapi", index=True)
+        after = _ask(client)
+
+    assert "4210" in before[0] and "zebra" in before[0]
+    assert "4390" in after[0] and "okapi" in after[0]
+    assert between == after
