@@ -39,7 +39,7 @@ from ragspine.workspace import Workspace
 from tests.reliability.conftest import long_budget
 from tests.reliability.test_crash_trials import SENDER, fresh_schema, trial_corpus
 from tests.reliability.trials import ARTIFACTS, ENV, Run, ragspine_command
-from tests.scaleout.test_two_replicas import _free_port
+from tests.scaleout.processes import free_port
 
 pytestmark = pytest.mark.reliability
 
@@ -339,7 +339,7 @@ def check_logs(outcome: Outcome, logs: list[Path]) -> None:
                 outcome.anomaly(f"{log.name}: {text[max(0, at - 300) : at + 300]}")
 
 
-def _ready(base: str) -> bool:
+def ready(base: str) -> bool:
     try:
         return httpx.get(f"{base}/readyz", timeout=5).status_code == 200
     except httpx.HTTPError:
@@ -361,7 +361,7 @@ class Services:
 
     def wait_ready(self, bases: list[str]) -> None:
         deadline = time.monotonic() + START_SECONDS
-        while not all(_ready(b) for b in bases):
+        while not all(ready(b) for b in bases):
             assert all(r.process.poll() is None for r in self.runs), self.describe()
             assert time.monotonic() < deadline, f"not ready\n{self.describe()}"
             time.sleep(0.3)
@@ -432,7 +432,7 @@ def test_uploads_reingests_decisions_and_asks_at_once_on_the_embedded_workspace(
     corpus = trial_corpus(tmp_path / "corpus")
     ws = tmp_path / "ws"
     token = _base_workspace(ws, corpus)
-    port = _free_port()
+    port = free_port()
     services.start("serve", "serve", "--workspace", str(ws), "--port", str(port), "--workers", "2")
     bases = [f"http://127.0.0.1:{port}"]
     services.wait_ready(bases)
@@ -470,7 +470,7 @@ def test_uploads_reingests_decisions_and_asks_at_once_on_two_postgresql_replicas
             services.start(f"worker-{n}", "worker", *target, "--redis-url", redis_url)
         bases = []
         for n in (1, 2):
-            port = _free_port()
+            port = free_port()
             services.start(
                 f"api-{n}", "serve", *target, "--redis-url", redis_url, "--port", str(port)
             )

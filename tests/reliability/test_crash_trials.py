@@ -64,7 +64,7 @@ from tests.reliability.trials import (
     run_to_end,
     seeded_rng,
 )
-from tests.scaleout.test_two_replicas import _free_port
+from tests.scaleout.processes import free_port
 from tests.service.test_rq_jobs import _children, _lapse_heartbeats
 
 pytestmark = pytest.mark.reliability
@@ -509,7 +509,7 @@ def _new_workspace(root: Path) -> str:
     return token
 
 
-def _ready(base: str) -> bool:
+def ready(base: str) -> bool:
     try:
         return httpx.get(f"{base}/readyz", timeout=5).status_code == 200
     except httpx.HTTPError:
@@ -518,7 +518,7 @@ def _ready(base: str) -> bool:
 
 def _sending(client: Uploader, base: str) -> bool:
     """Whether the client sends; it starts once the server is ready."""
-    if not client.sending and _ready(base):
+    if not client.sending and ready(base):
         client.start(base)
     return client.sending
 
@@ -544,7 +544,7 @@ def _serve_round(
     spans (start-up, then the uploads and their jobs)."""
     client = Uploader(_new_workspace(ws), files)
     while True:
-        port = _free_port()
+        port = free_port()
         base = f"http://127.0.0.1:{port}"
         run = Run(_serve(ws, port), ws.parent / f"{ws.name}.log")
         sending = functools.partial(_sending, client, base)

@@ -31,6 +31,7 @@ import httpx
 import pytest
 
 from tests.reliability.conftest import long_budget
+from tests.scaleout.processes import free_port
 from tests.service import conftest as service_fixtures
 from tests.service.conftest import ServiceKeys
 
@@ -101,13 +102,6 @@ def _link(path: Path) -> str:
         return ""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(
     service_workspace: Path, service_keys: ServiceKeys, tmp_path_factory: pytest.TempPathFactory
@@ -116,7 +110,7 @@ def server(
     root = tmp_path_factory.mktemp("hostile")
     copy = root / "ws"
     shutil.copytree(service_workspace, copy, ignore=shutil.ignore_patterns("corpus"))
-    port = _free_port()
+    port = free_port()
     env = {
         **os.environ,
         "RAGSPINE_MAX_PENDING": str(MAX_PENDING),

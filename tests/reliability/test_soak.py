@@ -41,16 +41,15 @@ from ragspine.demo import corpus_shapes
 from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from tests.reliability.conftest import long_budget
-from tests.scaleout.test_two_replicas import (
+from tests.scaleout.processes import (
     JOB_SECONDS,
     START_SECONDS,
     Processes,
-    _free_port,
-    _multipart,
-    _ragspine,
-    _ready,
-    _upload_files,
-    _wait,
+    free_port,
+    multipart,
+    ragspine,
+    upload_files,
+    wait,
 )
 
 pytestmark = pytest.mark.reliability
@@ -278,21 +277,21 @@ def deployment(
     began = time.monotonic()
     redis_queue_cleanup.append(f"ragspine-ingest-{postgres_schema}")
     target = ["--database-url", postgres_url, "--schema", postgres_schema]
-    subprocess.run(_ragspine("db", "upgrade", *target), check=True, capture_output=True)
+    subprocess.run(ragspine("db", "upgrade", *target), check=True, capture_output=True)
     pids = {}
     for n in (1, 2):
         worker = processes.start(f"worker-{n}", "worker", *target, "--redis-url", redis_url)
         pids[f"worker-{n}"] = worker.pid
     bases = []
     for n in (1, 2):
-        port = _free_port()
+        port = free_port()
         api = processes.start(
             f"api-{n}", "serve", *target, "--redis-url", redis_url, "--port", str(port)
         )
         pids[f"api-{n}"] = api.pid
         bases.append(f"http://127.0.0.1:{port}")
     created = subprocess.run(
-        _ragspine("keys", "create", "--name", KEY_NAME, "--clearance", "CONFIDENTIAL", *target),
+        ragspine("keys", "create", "--name", KEY_NAME, "--clearance", "CONFIDENTIAL", *target),
         check=True,
         capture_output=True,
         text=True,
@@ -301,22 +300,22 @@ def deployment(
     corpus = tmp_path / "corpus"
     generate_corpus(corpus)
     for base in bases:
-        _wait(f"{base} was not ready", lambda base=base: _ready(base), START_SECONDS, processes)
+        wait(f"{base} was not ready", lambda base=base: ready(base), START_SECONDS, processes)
     ready = time.monotonic()
     # Not the supplement: its scanned page sends the worker to OCR (≈ 30 s and ≈ 1 GB on two
     # busy cores), which the scale-out test already tries; the soak is about the servers.
     scanned = corpus / corpus_shapes.SUPPLEMENT
-    files = [p for p in _upload_files(corpus) if p != scanned]
+    files = [p for p in upload_files(corpus) if p != scanned]
     sent = httpx.post(
         f"{bases[0]}/v1/ingest/jobs",
-        files=_multipart(files),
+        files=multipart(files),
         headers=auth,
         timeout=120,
     )
     assert sent.status_code == 202, sent.text
     job_id = sent.json()["job_id"]
     job_url = f"{bases[1]}/v1/jobs/{job_id}"
-    _wait(
+    wait(
         "the corpus upload did not finish", lambda: _job_over(job_url, auth), JOB_SECONDS, processes
     )
     return Deployment(bases, auth, pids, ready - began, time.monotonic() - ready, job_id)

@@ -8,11 +8,7 @@ same files are uploaded to it.
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,61 +20,24 @@ from fastapi.testclient import TestClient
 
 from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
-from ragspine.ingestion.pipeline import METADATA_SUFFIX
-from ragspine.ingestion.readers import SUPPORTED_SUFFIXES
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.api import create_app
 from ragspine.service.keys import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
+from tests.scaleout.processes import (
+    JOB_SECONDS,
+    START_SECONDS,
+    Processes,
+    free_port,
+    multipart,
+    ragspine,
+    ready,
+    upload_files,
+    wait,
+)
 
 KEY_NAME = "portal"
-# Seconds allowed for a process to come up, for the jobs to finish and for a replica to
-# catch up (all take well under this on an idle machine; CI's two cores are shared).
-START_SECONDS = 90
-JOB_SECONDS = 180
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _ragspine(*args: str) -> list[str]:
-    return [sys.executable, "-m", "ragspine", *args]
-
-
-class Processes:
-    """Subprocesses of the test, each in its own process group, stopped at the end."""
-
-    def __init__(self, logs: Path) -> None:
-        self._logs = logs
-        self._started: list[tuple[subprocess.Popen[bytes], Path]] = []
-
-    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
-        log = self._logs / f"{name}.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                _ragspine(*args), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self._started.append((proc, log))
-        return proc
-
-    def describe(self) -> str:
-        return "\n".join(f"--- {log.name}\n{log.read_text()[-3000:]}" for _, log in self._started)
-
-    def stop(self) -> None:
-        for proc, _ in self._started:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc, _ in self._started:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
 
 
 @pytest.fixture
@@ -86,14 +45,6 @@ def processes(tmp_path: Path) -> Iterator[Processes]:
     started = Processes(tmp_path)
     yield started
     started.stop()
-
-
-def _wait(what: str, done: Callable[[], bool], seconds: float, procs: Processes) -> None:
-    deadline = time.monotonic() + seconds
-    while not done():
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {seconds} s\n{procs.describe()}")
-        time.sleep(0.3)
 
 
 def _workers(redis_url: str, schema: str) -> int:
@@ -104,28 +55,6 @@ def _workers(redis_url: str, schema: str) -> int:
 
     with Redis.from_url(redis_url) as connection:
         return Worker.count(queue=Queue(queue_name_for(schema), connection=connection))
-
-
-def _ready(base: str) -> bool:
-    try:
-        return httpx.get(f"{base}/readyz", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def _upload_files(corpus: Path) -> list[Path]:
-    """The corpus files an upload takes: no metadata sidecars, no ground truth."""
-    return sorted(
-        p
-        for p in corpus.rglob("*")
-        if p.is_file()
-        and p.suffix.lower() in SUPPORTED_SUFFIXES
-        and not p.name.endswith(METADATA_SUFFIX)
-    )
-
-
-def _multipart(files: list[Path]) -> list[tuple[str, tuple[str, bytes]]]:
-    return [("files", (p.name, p.read_bytes())) for p in files]
 
 
 def _answers(
@@ -160,7 +89,7 @@ def _embedded_answers(root: Path, files: list[Path]) -> list[dict[str, Any]]:
         _, token = keys.create(KEY_NAME, Sensitivity.INTERNAL)
     auth = {"Authorization": f"Bearer {token}"}
     with TestClient(create_app(ServiceSettings(workspace=root))) as client:
-        job = client.post("/v1/ingest/jobs", files=_multipart(files), headers=auth).json()
+        job = client.post("/v1/ingest/jobs", files=multipart(files), headers=auth).json()
         deadline = time.monotonic() + JOB_SECONDS
         while client.get(f"/v1/jobs/{job['job_id']}", headers=auth).json()["state"] != "done":
             assert time.monotonic() < deadline, "the embedded job did not finish"
@@ -216,16 +145,16 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
 ) -> None:
     redis_queue_cleanup.append(f"ragspine-ingest-{postgres_schema}")
     target = ["--database-url", postgres_url, "--schema", postgres_schema]
-    subprocess.run(_ragspine("db", "upgrade", *target), check=True, capture_output=True)
+    subprocess.run(ragspine("db", "upgrade", *target), check=True, capture_output=True)
     for n in (1, 2):
         processes.start(f"worker-{n}", "worker", *target, "--redis-url", redis_url)
     bases = []
     for n in (1, 2):
-        port = _free_port()
+        port = free_port()
         processes.start(f"api-{n}", "serve", *target, "--redis-url", redis_url, "--port", str(port))
         bases.append(f"http://127.0.0.1:{port}")
     created = subprocess.run(
-        _ragspine("keys", "create", "--name", KEY_NAME, "--clearance", "INTERNAL", *target),
+        ragspine("keys", "create", "--name", KEY_NAME, "--clearance", "INTERNAL", *target),
         check=True,
         capture_output=True,
         text=True,
@@ -233,12 +162,12 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
     auth = {"Authorization": f"Bearer {created.stdout.strip().splitlines()[-1]}"}
     corpus = tmp_path / "corpus"
     generate_corpus(corpus)
-    files = _upload_files(corpus)
+    files = upload_files(corpus)
     for base in bases:
-        _wait(f"{base} was not ready", lambda base=base: _ready(base), START_SECONDS, processes)
+        wait(f"{base} was not ready", lambda base=base: ready(base), START_SECONDS, processes)
 
     # Both workers listen before anything is queued, so each can take a job.
-    _wait(
+    wait(
         "two workers did not serve the queue",
         lambda: _workers(redis_url, postgres_schema) == 2,
         START_SECONDS,
@@ -246,7 +175,7 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
     )
     job_ids = []
     for file in files:  # one job per file: the two workers share them
-        sent = httpx.post(f"{bases[0]}/v1/ingest/jobs", files=_multipart([file]), headers=auth)
+        sent = httpx.post(f"{bases[0]}/v1/ingest/jobs", files=multipart([file]), headers=auth)
         assert sent.status_code == 202, sent.text
         job_ids.append(sent.json()["job_id"])
 
@@ -258,7 +187,7 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
             states.append(status["state"])
         return set(states) == {"done"}
 
-    _wait("the upload's jobs did not finish", finished, JOB_SECONDS, processes)
+    wait("the upload's jobs did not finish", finished, JOB_SECONDS, processes)
     for job_id in job_ids:
         status = httpx.get(f"{bases[1]}/v1/jobs/{job_id}", headers=auth).json()
         assert [r["outcome"] for r in status["results"]] == ["ingested"], status
@@ -269,8 +198,8 @@ def test_two_api_processes_and_two_workers_answer_as_the_embedded_workspace(
     for base in bases:
         assert _http_answers(base, auth) == expected, base
 
-    port = _free_port()
+    port = free_port()
     late = f"http://127.0.0.1:{port}"
     processes.start("api-late", "serve", *target, "--redis-url", redis_url, "--port", str(port))
-    _wait("the late replica was not ready", lambda: _ready(late), START_SECONDS, processes)
+    wait("the late replica was not ready", lambda: ready(late), START_SECONDS, processes)
     assert _http_answers(late, auth) == expected
