@@ -256,7 +256,11 @@ def test_openai_compatible_provider_cannot_change_the_number(
         "channel": "TOTAL",
     }
     with FakeLLMServer() as server:
-        server.script(Reply.tool_call("query_metric", slots), Reply.text_reply("Revenue was 9999."))
+        # A query for another entity first (its result goes back to the model), then prose.
+        server.script(
+            Reply.tool_call("query_metric", {**slots, "entity": "ACME_HK"}),
+            Reply.text_reply("Revenue was 9999."),
+        )
         args = ["ask", FOUND_Q, "--workspace", str(workspace), "--provider", "openai"]
         result = runner.invoke(app, [*args, "--base-url", server.openai_base_url])
 
@@ -264,6 +268,21 @@ def test_openai_compatible_provider_cannot_change_the_number(
     assert result.stdout.splitlines()[0] == FOUND_LINE
     assert "9999" not in result.stdout
     assert len(server.requests) == 2
+
+
+def test_a_model_query_for_the_asked_slots_is_its_last_turn(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    slots = {"metric": "REVENUE", "entity": "ACME_CN", "period": "FY2024", "channel": "TOTAL"}
+    with FakeLLMServer() as server:
+        server.script(Reply.tool_call("query_metric", slots), Reply.text_reply("Revenue was 9999."))
+        args = ["ask", FOUND_Q, "--workspace", str(workspace), "--provider", "openai"]
+        result = runner.invoke(app, [*args, "--base-url", server.openai_base_url])
+
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == FOUND_LINE
+    assert len(server.requests) == 1
 
 
 def test_provider_failure_prints_a_number_free_answer_and_exits_1(
