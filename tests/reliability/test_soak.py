@@ -301,7 +301,7 @@ def deployment(
     generate_corpus(corpus)
     for base in bases:
         wait(f"{base} was not ready", lambda base=base: ready(base), START_SECONDS, processes)
-    ready = time.monotonic()
+    ready_at = time.monotonic()
     # Not the supplement: its scanned page sends the worker to OCR (≈ 30 s and ≈ 1 GB on two
     # busy cores), which the scale-out test already tries; the soak is about the servers.
     scanned = corpus / corpus_shapes.SUPPLEMENT
@@ -318,7 +318,7 @@ def deployment(
     wait(
         "the corpus upload did not finish", lambda: _job_over(job_url, auth), JOB_SECONDS, processes
     )
-    return Deployment(bases, auth, pids, ready - began, time.monotonic() - ready, job_id)
+    return Deployment(bases, auth, pids, ready_at - began, time.monotonic() - ready_at, job_id)
 
 
 def _sources(deployment: Deployment) -> list[tuple[str, str]]:

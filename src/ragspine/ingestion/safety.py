@@ -221,8 +221,17 @@ def _zip_names(path: Path, limits: SafetyLimits) -> set[str]:
     try:
         with zipfile.ZipFile(path) as archive:
             entries = archive.infolist()
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
+    # NotImplementedError: zipfile's answer to a damaged "version needed" field ("zip file
+    # version 8.4", found by the reader fuzzer).
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError) as exc:
         raise IngestError(f"{path}: truncated or corrupt ZIP package: {exc}") from None
+    unsupported = sorted(
+        {e.compress_type for e in entries} - {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    )
+    if unsupported:  # Office writes stored or deflated entries; zipfile reads few others
+        raise IngestError(
+            f"{path}: corrupt ZIP package: entries compressed with method {unsupported[0]}"
+        )
     if len(entries) > limits.max_zip_entries:
         raise IngestError(
             f"{path}: zip bomb suspected: {len(entries)} entries > limit {limits.max_zip_entries}"
