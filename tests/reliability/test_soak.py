@@ -48,6 +48,7 @@ from tests.scaleout.processes import (
     free_port,
     multipart,
     ragspine,
+    ready,
     upload_files,
     wait,
 )
