@@ -29,8 +29,8 @@ from ragspine.profile.model import DomainProfile  # noqa: E402
 from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
 from ragspine.service.faq.faq_cache import FaqCache, FaqHit  # noqa: E402
 from ragspine.service.faq.items import FaqItem  # noqa: E402
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
-from ragspine.storage.postgres.migrations import check_version  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA  # noqa: E402
+from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
 
 _log = logging.getLogger(__name__)
 
@@ -81,12 +81,7 @@ class PostgresFaqStore:
     """The published FAQ items of one deployment's schema."""
 
     def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = PostgresDatabase(url, schema=schema, max_size=2)
-        try:
-            check_version(self._db)
-        except BaseException:
-            self._db.close()
-            raise
+        self._db = open_checked(url, schema=schema)
 
     def describe(self) -> str:
         return self._db.describe()

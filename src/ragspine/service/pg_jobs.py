@@ -24,7 +24,7 @@ from ragspine.errors import StoreError  # noqa: E402
 from ragspine.service.jobs import JobFileResult, JobState, JobStatus  # noqa: E402
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
-from ragspine.storage.postgres.migrations import check_version  # noqa: E402
+from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,7 @@ class PostgresJobTable:
     """The ``jobs`` and ``job_files`` tables of one deployment's schema."""
 
     def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = PostgresDatabase(url, schema=schema, max_size=2)
-        try:
-            check_version(self._db)
-        except BaseException:
-            self._db.close()
-            raise
+        self._db = open_checked(url, schema=schema)
 
     @property
     def database(self) -> PostgresDatabase:

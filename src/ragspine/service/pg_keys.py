@@ -30,20 +30,15 @@ from ragspine.service.keys import (  # noqa: E402
     token_digest,
 )
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
-from ragspine.storage.postgres.migrations import check_version  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA  # noqa: E402
+from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
 
 
 class PostgresKeyStore:
     """The API keys of a deployment, in its PostgreSQL schema; an ``Authenticator``."""
 
     def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = PostgresDatabase(url, schema=schema, max_size=2)
-        try:
-            check_version(self._db)
-        except BaseException:
-            self._db.close()
-            raise
+        self._db = open_checked(url, schema=schema)
 
     def create(self, name: str, clearance: Sensitivity | str) -> tuple[KeyInfo, str]:
         """A new key: its description and the token, which exists nowhere else afterwards."""

@@ -46,6 +46,17 @@ def upgrade_command(db: PostgresDatabase) -> str:
     return f"ragspine db upgrade --database-url {redact(db.url)} --schema {db.schema}"
 
 
+def open_checked(url: str, *, schema: str, max_size: int = 2) -> PostgresDatabase:
+    """A pool on ``schema``, closed again unless the schema is at this ragspine's version."""
+    db = PostgresDatabase(url, schema=schema, max_size=max_size)
+    try:
+        check_version(db)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 def check_version(db: PostgresDatabase) -> None:
     """Refuse a schema at another version than this ragspine's, naming both and the fix."""
     have = schema_version(db)
