@@ -148,6 +148,13 @@ def test_the_growth_base_cue_finds_what_it_finds_unguarded(text: str) -> None:
     assert _spans(cues.GROWTH_BASE, text) == _spans(_unguarded(cues.GROWTH_BASE), text)
 
 
+@settings(max_examples=300)
+@given(st.from_regex(cues.GROWTH_BASE))
+def test_every_growth_base_holds_a_mark_of_the_prior_year(text: str) -> None:
+    # ``growth_bases`` searches only text holding 上, 去, 前 or "year".
+    assert cues.growth_bases(text) == [m.span() for m in cues.GROWTH_BASE.finditer(text)]
+
+
 def _unguarded(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return re.compile(_body(pattern), pattern.flags)
 

@@ -665,3 +665,15 @@ GROWTH_BASE = compile_guarded(
     r"|(?<![A-Za-z])and\s+(?:the\s+year\s+before(?!\s+last)|a\s+year\s+earlier)(?![A-Za-z])",
     re.IGNORECASE,
 )
+
+
+def growth_bases(text: str) -> list[tuple[int, int]]:
+    """The spans of ``GROWTH_BASE`` in ``text``.
+
+    Every base names the prior year, so it holds 上, 去 or 前 (``_PRIOR_ZH``) or "year"
+    (``_PRIOR_EN``, in any case): text with none of them is not searched, which is most
+    questions. A property test holds the regex to this.
+    """
+    if "上" in text or "去" in text or "前" in text or "year" in text.lower():
+        return [match.span() for match in GROWTH_BASE.finditer(text)]
+    return []

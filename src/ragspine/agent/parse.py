@@ -77,7 +77,7 @@ def parse_intent(
     question = normalize_question(question)
     screen = lex.gate.detect(question)
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
-    bases = [m.span() for m in cues.GROWTH_BASE.finditer(screen.masked_text)]
+    bases = cues.growth_bases(screen.masked_text)
     text = mask(screen.masked_text, bases)
     period_hits = merge_ranges(
         text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
@@ -212,9 +212,12 @@ def _unknown_entities(
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left
         return tuple(dict.fromkeys(found)), ()
-    residual = cues.FILLER.sub(_blank, residual)
+    residual = mask(residual, [match.span() for match in cues.FILLER.finditer(residual)])
     runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
     names = [name for run in runs for name in _names_in(run, any_case)]
+    if not names and _CJK_RUN.search(residual) is None:  # only filler and stopwords were left
+        return tuple(dict.fromkeys(found)), ()
+    # Stopwords are blanked so that a name they separate from a slot still sits next to it.
     residual = _ASCII_TOKEN.sub(
         lambda m: _blank(m) if _stopword(m.group()) else m.group(),
         residual,

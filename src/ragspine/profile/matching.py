@@ -11,8 +11,8 @@ screen wants this; ordinary terms do not, or "a pe" would read as an alias "APE"
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
@@ -65,8 +65,8 @@ def fold(text: str) -> str:
     return "".join(low if len(low := c.lower()) == 1 else c for c in text)
 
 
-@dataclass(frozen=True)
-class _Pattern:
+class _Pattern(NamedTuple):
+    # A tuple: ``_candidates`` reads one per automaton match of every question.
     entry: AliasEntry
     length: int  # of the alias key: longer aliases win, as in the profile's promise
     ascii_head: bool  # the alias starts with an ASCII letter or digit: needs a word edge before
@@ -189,15 +189,16 @@ def _candidates(
 ) -> list[_Candidate]:
     """The automaton's matches that respect word edges, as positions in ``text``."""
     size = len(text)
+    word = _ASCII_WORD_CHARS
     candidates = []
     for index, start, end in found:
-        pattern = patterns[index]
+        entry, length, ascii_head, ascii_tail = patterns[index]
         begin, stop = (offsets[start], offsets[end - 1] + 1) if offsets else (start, end)
-        if pattern.ascii_head and begin > 0 and _is_ascii_word(text[begin - 1]):
+        if ascii_head and begin > 0 and text[begin - 1] in word:
             continue
-        if pattern.ascii_tail and stop < size and _is_ascii_word(text[stop]):
+        if ascii_tail and stop < size and text[stop] in word:
             continue
-        candidates.append((begin, -pattern.length, stop, pattern.entry))
+        candidates.append((begin, -length, stop, entry))
     return candidates
 
 
@@ -230,16 +231,24 @@ def _spellings(alias: str, flexible_spaces: bool) -> tuple[str, ...]:
     return (spaced, spaceless) if spaced != spaceless else (spaceless,)
 
 
-# A question is read by several matchers in a row (competitors, terms, three cue lists,
-# places), mostly on the same masked text: fold and respace it once.
-@lru_cache(maxsize=64)
 def _searched(text: str, flexible_spaces: bool, respace: bool = True) -> tuple[str, bool]:
     """The folded text the automaton reads — whitespace dropped (``flexible_spaces``) or runs
     of it written as one space (unless not ``respace``) — and whether its whitespace was
     rewritten (then positions in it are not positions in ``text``)."""
+    if not (flexible_spaces or respace):  # text read as it stands: folding is all there is
+        return fold(text), False
+    return _respaced(text, flexible_spaces)
+
+
+# A question is read by several matchers in a row (competitors, terms, three cue lists,
+# places), mostly on the same masked text: fold and respace it once.
+@lru_cache(maxsize=64)
+def _respaced(text: str, flexible_spaces: bool) -> tuple[str, bool]:
     folded = fold(text)
-    if not (flexible_spaces or respace) or not _rewrites_space(folded, flexible_spaces):
+    if not _rewrites_space(folded, flexible_spaces):
         return folded, False
+    if flexible_spaces and folded.isprintable():  # only plain spaces to drop
+        return folded.replace(" ", ""), True
     return ("" if flexible_spaces else " ").join(_NON_SPACE.findall(folded)), True
 
 
@@ -265,14 +274,30 @@ def _offsets(text: str, flexible_spaces: bool) -> tuple[int, ...]:
     return tuple(offsets)
 
 
-def _is_ascii_word(char: str) -> bool:
-    return char.isascii() and char.isalnum()
+_ASCII_WORD_CHARS = frozenset(string.ascii_letters + string.digits)
 
 
 def mask(text: str, spans: Iterable[tuple[int, int]], fill: str = " ") -> str:
-    """Blank out ``spans`` with equal-length filler so offsets stay valid and nothing leaks."""
-    chars: list[str] | None = None
-    for start, end in spans:
-        chars = chars or list(text)
-        chars[start:end] = fill * (end - start)
-    return text if chars is None else "".join(chars)
+    """Blank out ``spans`` with equal-length filler so offsets stay valid and nothing leaks.
+
+    Spans may overlap and come in any order. The text is cut once at the (merged) span edges
+    instead of being exploded into a list of characters: a question masks a few spans several
+    times on its way through the parser.
+    """
+    ordered = sorted(spans)
+    if not ordered:
+        return text
+    if len(ordered) == 1:  # the common case
+        start, end = ordered[0]
+        return text[:start] + fill * (end - start) + text[end:] if end > start else text
+    parts = []
+    position = 0
+    for start, end in ordered:
+        start = max(start, position)
+        if end <= start:
+            continue
+        parts.append(text[position:start])
+        parts.append(fill * (end - start))
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)

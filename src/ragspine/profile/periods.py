@@ -254,7 +254,7 @@ _RELATIVE_COMBOS: list[tuple[str, Resolver]] = [
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q_en(m["q"])),
     ),
     (
-        rf"(?P<ry>{_RY_EN})'s\s+(?P<h>{_ORD_H})\s+half",
+        rf"{_B}(?P<ry>{_RY_EN})'s\s+(?P<h>{_ORD_H})\s+half",
         lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
     ),
     (
