@@ -3,8 +3,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ragspine.llm.mock import MockProvider
+from ragspine.llm.mock import MockProvider, _last_slot_hint
 from ragspine.llm.protocol import SLOT_HINT_PREFIX, LLMProvider, ToolCall
 from tests.llm.helpers import FOUND, QUERY_METRIC, user
 
@@ -96,3 +98,46 @@ def test_mock_counts_every_call() -> None:
     provider.create_message(system="", messages=[user(_hint(SLOTS))], tools=[QUERY_METRIC])
 
     assert provider.calls == 2
+
+
+def _hint_by_every_line(messages: list[dict[str, object]]) -> dict[str, object] | None:
+    """The rule as stated: the last line, of the last user message holding one, that starts
+    with the prefix (after surrounding whitespace)."""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        for line in reversed(str(message.get("content", "")).splitlines()):
+            line = line.strip()
+            if line.startswith(SLOT_HINT_PREFIX):
+                try:
+                    arguments = json.loads(line[len(SLOT_HINT_PREFIX) :])
+                except ValueError:
+                    return None
+                if not isinstance(arguments, dict):
+                    return None
+                return {k: v for k, v in arguments.items() if v is not None}
+    return None
+
+
+_HINT_PIECES = st.sampled_from(
+    [
+        "Question: revenue?",
+        f"{SLOT_HINT_PREFIX}{json.dumps({'metric': 'A'})}",
+        f"  {SLOT_HINT_PREFIX}{json.dumps({'metric': 'B', 'entity': None})}  ",
+        f"{SLOT_HINT_PREFIX}[1]",
+        f"{SLOT_HINT_PREFIX}{{broken",
+        "\n",
+        "\r\n",
+        "\u2028",
+        " ",
+        "",
+    ]
+)
+
+
+@given(st.lists(st.lists(_HINT_PIECES, max_size=6).map("".join), min_size=1, max_size=3))
+def test_the_hint_read_from_the_last_line_is_the_hint_every_line_gives(
+    contents: list[str],
+) -> None:
+    messages = [user(text) for text in contents]
+    assert _last_slot_hint(messages) == _hint_by_every_line(messages)

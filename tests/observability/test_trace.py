@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import date
+import os
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import MockProvider
+from ragspine.observability import trace
 from ragspine.observability.trace import TRACE_FIELDS, JsonlTraceSink, MemoryTraceSink
 from tests.agent.helpers import CountingStore
 
@@ -80,3 +82,30 @@ def test_guard_flags_are_recorded(tmp_path: Path) -> None:
     refused = answer_question("竞安保险的收入", store, MockProvider(), reference_date=REF)
     assert refused.trace["security_refused"] is True
     assert refused.trace["clarification_mode"] == "out_of_scope_entity"
+
+
+def test_the_event_time_is_now_in_utc_with_milliseconds() -> None:
+    before = datetime.now(UTC)
+    stamps = [trace._timestamp() for _ in range(3)]
+    after = datetime.now(UTC)
+    for stamp in stamps:
+        moment = datetime.fromisoformat(stamp)
+        # The form datetime.isoformat(timespec="milliseconds") writes for an aware UTC time.
+        assert stamp == moment.isoformat(timespec="milliseconds")
+        assert before - timedelta(milliseconds=1) <= moment <= after
+
+
+def test_request_ids_are_32_hex_digits_unique_here_and_in_a_forked_child() -> None:
+    ids = {trace.new_request_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child reports its first id and leaves without running pytest's exit
+        os.write(write, trace.new_request_id().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    from_child = os.read(read, 64).decode()
+    os.close(read)
+    # A forked child draws its own prefix, so it never repeats the parent's ids.
+    assert len(from_child) == 32 and from_child[:16] != trace.new_request_id()[:16]

@@ -10,7 +10,6 @@ exactly what the user asked, the agent runs the parsed query itself (``agent.gua
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, replace
 from datetime import date
 from itertools import product
@@ -43,7 +42,7 @@ from ragspine.agent.types import (
 )
 from ragspine.errors import ProviderError, UsageError
 from ragspine.llm.protocol import LLMProvider
-from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink
+from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink, new_request_id
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
@@ -114,14 +113,13 @@ def answer_question(
 
         profile = load_profile()
     day = reference_date or date.today()
-    # 32 random hex digits, like uuid4().hex, without building a UUID object per question.
-    trace = RequestTrace(request_id or secrets.token_hex(16))
+    trace = RequestTrace(request_id or new_request_id())
     parser = intent_parser or RuleIntentParser(profile)
     intent = parser.parse(normalized, day)
     if intent.raw_question != question:  # most questions need no normalizing: skip the copy
         intent = replace(intent, raw_question=question)
     _record_intent(trace, intent)
-    clarification = clarify_scope(intent, day, profile=profile, gate=SecurityGate(profile))
+    clarification = clarify_scope(intent, day, profile=profile, gate=SecurityGate.of(profile))
     trace.clarification_mode = clarification.mode
     trace.clarification_reason = clarification.reason
     run = _Run(

@@ -61,7 +61,7 @@ def clarify_scope(
     gate: SecurityGate | None = None,
 ) -> ClarificationResult:
     msgs = for_language(intent.language)
-    verdict = (gate or SecurityGate(profile)).screen(
+    verdict = (gate or SecurityGate.of(profile)).screen(
         raw_question=intent.raw_question, metric=intent.metric
     )
     if verdict.decision is SecurityDecision.REFUSE_OUT_OF_SCOPE:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ragspine.profile.matching import AliasEntry, AliasMatcher, MatcherSet
+from ragspine.profile.matching import AliasEntry, AliasMatcher
 from ragspine.profile.regex_starts import compile_guarded
 
 # "Why / what happened" questions, answered from prose.
@@ -646,8 +646,6 @@ PROSE_AND_MODIFIERS = AliasMatcher(
         *(AliasEntry(w, "interim", w) for w in (*INTERIM_ZH, *INTERIM_EN)),
     ]
 )
-# The three read on every question's leftover text, in one pass.
-QUESTION_CUES = MatcherSet([NUMERIC, GROWTH, PROSE_AND_MODIFIERS])
 REALTIME = cue_matcher(REALTIME_ZH, REALTIME_EN, "realtime")
 FILLER = re.compile("|".join(re.escape(w) for w in sorted(FILLER_ZH, key=len, reverse=True)))
 # "Compared with last year", "跟上一年比呢", "vs the year before": the base of a year-on-year

@@ -23,7 +23,7 @@ from ragspine.agent.normalize import normalize_question
 from ragspine.agent.security_gate import SecurityGate
 from ragspine.agent.types import ParsedIntent, Route
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
-from ragspine.profile.matching import AliasHit, AliasMatcher, alias_key, detect_language, mask
+from ragspine.profile.matching import AliasHit, MatcherSet, alias_key, detect_language, mask
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import (
     MAX_RANGE_YEARS,
@@ -49,16 +49,19 @@ class RuleIntentParser:
 class _Lexicon:
     glossary: Glossary
     gate: SecurityGate
-    places: AliasMatcher
+    # The three cue vocabularies and the places the profile does not know, read in one pass
+    # over the text left once slots are blanked.
+    leftovers: MatcherSet
     breakdown: tuple[str, ...]  # the channels "by channel" lists
 
 
 def _build_lexicon(profile: DomainProfile) -> _Lexicon:
     glossary = glossary_for(profile)
     known = {alias_key(entry.alias) for entry in glossary.terms.entries()}
-    return _Lexicon(
-        glossary, SecurityGate(profile), place_matcher(known), _breakdown_channels(profile)
+    leftovers = MatcherSet(
+        [cues.NUMERIC, cues.GROWTH, cues.PROSE_AND_MODIFIERS, place_matcher(known)]
     )
+    return _Lexicon(glossary, SecurityGate.of(profile), leftovers, _breakdown_channels(profile))
 
 
 def _breakdown_channels(profile: DomainProfile) -> tuple[str, ...]:
@@ -95,7 +98,9 @@ def parse_intent(
     metrics, entities, channels = _codes(term_hits)
     periods, long_range = _periods(period_hits)
 
-    numeric_hits, growth_hits, prose_hits = cues.QUESTION_CUES.finditer(residual, respace=False)
+    numeric_hits, growth_hits, prose_hits, place_hits = lex.leftovers.finditer(
+        residual, respace=False
+    )
     cue_hits = {
         "numeric": numeric_hits,
         "growth": growth_hits,
@@ -112,7 +117,7 @@ def parse_intent(
     cue_spans = [(h.start, h.end) for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"])]
     names, unknown_metrics = _unknown_entities(
         marked,
-        lex.places,
+        place_hits,
         cue_spans,
         # Capitals mark a name only in a question that uses them: in one typed all in
         # lower case ("aia sales"), any leftover word may be a name.
@@ -197,7 +202,7 @@ _NAME_MATERIAL = re.compile(rf"[A-Za-z]|{_CJK_RUN.pattern}")
 
 
 def _unknown_entities(
-    residual: str, places: AliasMatcher, cue_spans: list[tuple[int, int]], *, any_case: bool
+    residual: str, place_hits: list[AliasHit], cue_spans: list[tuple[int, int]], *, any_case: bool
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Company- or region-like words the profile does not know, found next to a slot, and
     Chinese names there that read as metrics instead ("综合成本率", "投资收益").
@@ -207,7 +212,6 @@ def _unknown_entities(
     blanked first so they neither count as candidates nor separate a candidate from its slot;
     slots themselves are filled with a marker character so adjacency can see them.
     """
-    place_hits = places.finditer(residual, respace=False)
     found = [h.text for h in place_hits]
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left

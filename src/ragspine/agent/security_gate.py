@@ -55,6 +55,12 @@ class SecurityGate:
         self._profile = profile
         self._glossary: Glossary = glossary_for(self._profile)
 
+    @staticmethod
+    def of(profile: DomainProfile) -> SecurityGate:
+        """The gate of ``profile``, built on first use and kept with the profile (a gate holds
+        nothing per request)."""
+        return profile.compiled("security-gate", SecurityGate)
+
     @property
     def home_company_name(self) -> str:
         return self._profile.home_company_name

@@ -61,14 +61,24 @@ def _last_slot_hint(messages: list[dict[str, object]]) -> dict[str, object] | No
     for message in reversed(messages):
         if message.get("role") != "user":
             continue
-        for line in reversed(text_of(message).splitlines()):
+        text = text_of(message)
+        # The agent writes the hint as the message's last line: read that line alone when it
+        # is one (nothing after it splits lines), else every line from the end.
+        last = text[text.rfind("\n") + 1 :].strip()
+        if last.startswith(SLOT_HINT_PREFIX) and len(last.splitlines()) == 1:
+            return _hint_slots(last)
+        for line in reversed(text.splitlines()):
             line = line.strip()
             if line.startswith(SLOT_HINT_PREFIX):
-                arguments, raw = parse_arguments(line[len(SLOT_HINT_PREFIX) :])
-                if raw:
-                    return None
-                return {k: v for k, v in arguments.items() if v is not None}
+                return _hint_slots(line)
     return None
+
+
+def _hint_slots(line: str) -> dict[str, object] | None:
+    arguments, raw = parse_arguments(line[len(SLOT_HINT_PREFIX) :])
+    if raw:
+        return None
+    return {k: v for k, v in arguments.items() if v is not None}
 
 
 def _summarise_tool_result(content: str) -> str:

@@ -170,12 +170,14 @@ _ORD_H = _alt([w for w, n in _ORDINAL_EN.items() if n <= 2])
 class _RuleMatch:
     """Presents one rule's groups under their plain names to that rule's resolver."""
 
-    def __init__(self, match: re.Match[str], index: int) -> None:
+    __slots__ = ("_match", "_names")
+
+    def __init__(self, match: re.Match[str], names: dict[str, str]) -> None:
         self._match = match
-        self._suffix = f"_{index}"
+        self._names = names  # plain name -> the rule's own group name ("y" -> "y_12")
 
     def __getitem__(self, name: str) -> str:
-        value = self._match.group(name + self._suffix)
+        value = self._match.group(self._names[name])
         return value if value is not None else ""
 
 
@@ -382,17 +384,39 @@ def find_periods(
     return list(_iter_periods(text, reference_date or date.today(), calendar or FiscalCalendar()))
 
 
+class _Rule(NamedTuple):
+    resolve: Resolver
+    relative: bool  # resolved against the reference date
+    names: dict[str, str]  # the rule's groups: plain name -> its own (suffixed) name
+
+
+def _rule_table() -> dict[str, _Rule]:
+    """Each rule under the name of its outer group ("r12"), read once per match."""
+    table = {}
+    for index, (pattern, resolve) in enumerate(_RULES):
+        names = {name: f"{name}_{index}" for name in re.findall(r"\(\?P<(\w+)>", pattern)}
+        relative = index < len(_RELATIVE_COMBOS) or index >= _FIRST_RELATIVE_ALONE
+        table[f"r{index}"] = _Rule(resolve, relative, names)
+    return table
+
+
+_RULE_OF = _rule_table()
+
+
 def _iter_periods(text: str, day: date, cal: FiscalCalendar) -> Iterator[PeriodMatch]:
     for match in _SCANNER.finditer(text):
         # Each rule's outer group closes after its inner groups, so it is the last one closed.
-        index = int(str(match.lastgroup)[1:])
-        resolver = _RULES[index][1]
-        resolved = resolver(_RuleMatch(match, index), day, cal)
-        relative = index < len(_RELATIVE_COMBOS) or index >= _FIRST_RELATIVE_ALONE
+        rule = _RULE_OF[str(match.lastgroup)]
+        resolved = rule.resolve(_RuleMatch(match, rule.names), day, cal)
+        start, end = match.span()
+        # The tuple built directly: PeriodMatch(...) runs the named tuple's Python __new__.
         if isinstance(resolved, Period):
-            yield PeriodMatch(resolved, match.start(), match.end(), relative)
+            yield _new(PeriodMatch, (resolved, start, end, rule.relative, None))
         else:
-            yield PeriodMatch(resolved[1], match.start(), match.end(), relative, resolved[0])
+            yield _new(PeriodMatch, (resolved[1], start, end, rule.relative, resolved[0]))
+
+
+_new = tuple.__new__
 
 
 # What joins the two ends of a range of years: "FY2023 through FY2025", "2021到2025年",

@@ -102,7 +102,7 @@ class RuleScanner:
         position = 0
         while (candidate := search(text, position)) is not None:
             start = candidate.start()
-            key = (text[start], _at_edge(text, start))
+            key = (text[start], start == 0 or text[start - 1] not in _EDGE_CHARS)
             rules = self._by_start[key] if key in self._by_start else self._select(key)
             match = rules.match(text, start) if rules is not None else None
             if match is None:
