@@ -13,9 +13,11 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragspine.agent.agent import answer_question
-from ragspine.agent.guard import MAX_TOOL_ITERATIONS, ToolContext, run_tool_loop
+from ragspine.agent.guard import MAX_TOOL_ITERATIONS, ToolContext, run_tool_loop, slot_hint
 from ragspine.agent.llm_provider import SLOT_HINT_PREFIX, ProviderResponse, ToolCall
 from ragspine.agent.messages import en, zh
 from ragspine.agent.query_tools import lookup
@@ -295,3 +297,12 @@ def test_the_model_sees_the_parsed_slots_as_a_hint(store: CountingStore) -> None
         "period": "FY2024",
         "channel": "TOTAL",
     }
+
+
+@given(st.text(), st.text(), st.text(), st.integers(1990, 2099))
+def test_the_slot_hint_is_the_json_dumps_of_the_slots(
+    metric: str, entity: str, channel: str, year: int
+) -> None:
+    task = Slots(metric, entity, Period(year, "FY"), channel)
+    hint = {"metric": metric, "entity": entity, "period": f"FY{year}", "channel": channel}
+    assert slot_hint(task) == json.dumps(hint)

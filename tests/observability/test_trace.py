@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from datetime import UTC, date, datetime, timedelta
@@ -109,3 +110,10 @@ def test_request_ids_are_32_hex_digits_unique_here_and_in_a_forked_child() -> No
     os.close(read)
     # A forked child draws its own prefix, so it never repeats the parent's ids.
     assert len(from_child) == 32 and from_child[:16] != trace.new_request_id()[:16]
+
+
+def test_the_trace_declares_its_fields_in_the_schema_order() -> None:
+    # to_event copies the instance's fields in declaration order.
+    declared = [f.name for f in dataclasses.fields(trace.RequestTrace)]
+    assert declared == ["request_id", *TRACE_FIELDS[4:], "started"]
+    assert list(trace.RequestTrace("x").to_event()) == list(TRACE_FIELDS)
