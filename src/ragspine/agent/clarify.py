@@ -72,7 +72,7 @@ def clarify_scope(
             reason=ClarifyReason.COMPETITOR,
         )
     if intent.route is Route.NARRATIVE:
-        return ClarificationResult(mode=ClarifyMode.NONE)
+        return _NO_CLARIFICATION
     if intent.unknown_entities:
         options = [_entity_label(profile, e.code, intent.language) for e in profile.entities]
         return ClarificationResult(
@@ -124,7 +124,7 @@ def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> Cla
         period = FiscalCalendar(profile.fiscal.year_end_month).latest_complete_year(day)
         options += [Period(period.year - 1, "FY").label, Period(period.year + 1, "H1").label]
     if entity is None and period is None:
-        return ClarificationResult(mode=ClarifyMode.NONE)
+        return _NO_CLARIFICATION
     note = for_language(intent.language).assumption(
         _entity_label(profile, entity, intent.language) if entity else None,
         period.label if period else None,
@@ -154,3 +154,7 @@ def _label(item: EntityDef | MetricDef | None, code: str, language: str) -> str:
     if language == "zh":
         return f"{item.name_zh}（{code}）"
     return f"{item.name_en} ({code})"
+
+
+# Immutable, so every question that needs no clarification shares one.
+_NO_CLARIFICATION = ClarificationResult(mode=ClarifyMode.NONE)

@@ -44,7 +44,7 @@ STRUCTURED_SYSTEM_PROMPT = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # one per question: slotted, and not frozen (frozen costs per field)
 class ToolContext:
     """What every query of one request shares: the store, the profile, the day, the clearance."""
 

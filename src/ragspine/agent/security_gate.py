@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.types import ClarifyMode
@@ -31,9 +32,10 @@ SECURITY_ALLOW = SecurityDecision.ALLOW
 SECURITY_REFUSE_OUT_OF_SCOPE = SecurityDecision.REFUSE_OUT_OF_SCOPE
 
 
-@dataclass(frozen=True)
-class SecurityScreen:
-    """What ``detect`` found: the competitor names hit and the text with them blanked out."""
+class SecurityScreen(NamedTuple):
+    """What ``detect`` found: the competitor names hit and the text with them blanked out.
+
+    A tuple: two are made per question, and a frozen dataclass costs several times more."""
 
     masked_text: str
     hits: tuple[str, ...] = ()
@@ -85,9 +87,12 @@ class SecurityGate:
         if normalized != raw_question:
             hits += self.detect(normalized).hits
         if not hits:
-            return SecurityVerdict(SECURITY_ALLOW)
+            return _ALLOWED
         return SecurityVerdict(
             SECURITY_REFUSE_OUT_OF_SCOPE,
             entity=hits[0],
             narrowing_options=(self.home_company_name,),
         )
+
+
+_ALLOWED = SecurityVerdict(SECURITY_ALLOW)  # immutable, so every allowed question shares it
