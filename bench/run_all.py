@@ -128,9 +128,11 @@ def run_benchmarks(
     for name in names:
         if console is not None:
             console.print(f"[dim]running {name}…[/dim]")
+        before = cpu_probe()
         t0 = time.perf_counter()
         result = load(name)(quick=quick)
         result["duration_s"] = round(time.perf_counter() - t0, 3)
+        result["cpu_probe_us"] = {"before": before, "after": cpu_probe()}
         benchmarks[name] = result
     return {
         "schema_version": SCHEMA_VERSION,
@@ -144,6 +146,34 @@ def run_benchmarks(
             for row in result["rows"]
         ],
     }
+
+
+# How much a benchmark's before and after probes may differ before the run is called unsteady.
+PROBE_SPREAD = 0.10
+
+
+def cpu_probe(rounds: int = 7) -> float:
+    """Microseconds a fixed pure-Python workload takes, the best of ``rounds``: how fast this
+    machine runs Python right now. A shared machine can slow down by half for minutes at a
+    time; a benchmark whose probes before and after differ was timed partly in such a phase."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter_ns()
+        total = 0
+        for number in range(20_000):
+            total += number % 7
+        best = min(best, (time.perf_counter_ns() - start) / 1000)
+    return round(best, 1)
+
+
+def unsteady(report: Mapping[str, Any]) -> list[str]:
+    """The benchmarks whose before and after CPU probes differ by more than ``PROBE_SPREAD``."""
+    names = []
+    for name, result in report["benchmarks"].items():
+        probe = result.get("cpu_probe_us")
+        if probe and max(probe.values()) > (1 + PROBE_SPREAD) * min(probe.values()):
+            names.append(name)
+    return names
 
 
 def previous_figures(saved: Path, reference: Path = REFERENCE) -> dict[tuple[str, str], float]:
@@ -232,6 +262,14 @@ def machine_line(machine: Mapping[str, Any]) -> str:
 def print_report(report: Mapping[str, Any], console: Console) -> None:
     console.print(summary_table(report["summary"]))
     console.print(f"[dim]{machine_line(report['machine'])}[/dim]", soft_wrap=True)
+    for name in unsteady(report):
+        probe = report["benchmarks"][name]["cpu_probe_us"]
+        console.print(
+            f"[yellow]{name}: the machine's speed changed during the run (CPU probe "
+            f"{probe['before']} → {probe['after']} µs); its figures mix a slow phase in: "
+            "rerun it when the machine is quiet[/yellow]",
+            soft_wrap=True,
+        )
     if report.get("quick"):
         console.print(
             "[yellow]quick run: too few iterations for meaningful numbers; "

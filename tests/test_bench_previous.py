@@ -56,3 +56,15 @@ def test_rows_carry_their_previous_figure_and_the_table_shows_it() -> None:
     table = run_all.summary_table(merged)
     previous_column = next(c for c in table.columns if c.header == "previous")
     assert list(previous_column.cells) == ["6,000 q/s", "—"]
+
+
+def test_a_benchmark_whose_cpu_probes_differ_is_called_unsteady() -> None:
+    report = {
+        "benchmarks": {
+            "parse": {"cpu_probe_us": {"before": 500.0, "after": 505.0}},
+            "answer": {"cpu_probe_us": {"before": 500.0, "after": 760.0}},
+            "ingest": {},
+        }
+    }
+    assert run_all.unsteady(report) == ["answer"]
+    assert run_all.cpu_probe(rounds=2) > 0

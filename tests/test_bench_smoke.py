@@ -47,6 +47,8 @@ def test_report_top_level(report: dict[str, Any]) -> None:
     assert report["quick"] is True
     assert _positive(report["duration_s"])
     assert set(report["benchmarks"]) == set(run_all.discover()) >= {"answer", "parse", "ingest"}
+    for result in report["benchmarks"].values():
+        assert all(_positive(v) for v in result["cpu_probe_us"].values())
 
 
 def test_machine_info(report: dict[str, Any]) -> None:
