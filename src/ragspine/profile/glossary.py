@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import NamedTuple
 
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
 from ragspine.profile.model import DomainProfile
@@ -30,8 +31,7 @@ METRIC_PREFIX = compile_guarded(r"(?:其他|其它|(?<![A-Za-z])other\s+)$", re.
 _PREFIX_WINDOW = len("other")
 
 
-@dataclass(frozen=True)
-class TermMatches:
+class TermMatches(NamedTuple):  # a tuple: one is made per question and per table label
     """Metric/entity/channel hits in a text, plus spans that name metrics nobody defined."""
 
     hits: list[AliasHit]

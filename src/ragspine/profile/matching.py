@@ -160,22 +160,22 @@ class MatcherSet:
     def finditer(self, text: str, *, respace: bool = True) -> list[list[AliasHit]]:
         """The hits of each matcher, in the order the matchers were given (``respace`` as for
         ``AliasMatcher.finditer``)."""
-        hits: list[list[AliasHit]] = [[] for _ in range(self._count)]
         if self._automaton is None:
-            return hits
+            return [[] for _ in range(self._count)]
         searched, respaced = _searched(text, self._flexible, respace)
         found = self._automaton.find_matches_as_indexes(searched, overlapping=True)
         if not found:
-            return hits
+            return [[] for _ in range(self._count)]
         offsets = _offsets(text, self._flexible) if respaced else None
         owners = self._owners
         by_owner: list[list[tuple[int, int, int]]] = [[] for _ in range(self._count)]
         for match in found:
             by_owner[owners[match[0]]].append(match)
-        for owner, mine in enumerate(by_owner):
-            if mine:
-                hits[owner] = _select(_candidates(text, mine, self._patterns, offsets), text)
-        return hits
+        patterns = self._patterns
+        return [
+            _select(_candidates(text, mine, patterns, offsets), text) if mine else []
+            for mine in by_owner
+        ]
 
 
 _Candidate = tuple[int, int, int, AliasEntry]  # (start, -alias length, end, entry)
