@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from ahocorasick_rs import AhoCorasick, MatchKind
 
-_ASCII_WORD = re.compile(r"[A-Za-z0-9]")
+# What ASCII word edges are made of: an ASCII alias needs none of these right before or after.
+ASCII_WORD_CHARS = frozenset(string.ascii_letters + string.digits)
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # Text that needs its whitespace rewritten before the automaton reads it: a run of two or
 # more spaces, or any whitespace other than a plain space.
@@ -88,8 +89,8 @@ class AliasMatcher:
             pattern = _Pattern(
                 entry,
                 len(key),
-                bool(_ASCII_WORD.match(chars[0])),
-                bool(_ASCII_WORD.match(chars[-1])),
+                chars[0] in ASCII_WORD_CHARS,
+                chars[-1] in ASCII_WORD_CHARS,
             )
             for spelling in _spellings(entry.alias, flexible_spaces):
                 patterns.setdefault(spelling, pattern)
@@ -189,7 +190,7 @@ def _candidates(
 ) -> list[_Candidate]:
     """The automaton's matches that respect word edges, as positions in ``text``."""
     size = len(text)
-    word = _ASCII_WORD_CHARS
+    word = ASCII_WORD_CHARS
     candidates = []
     for index, start, end in found:
         entry, length, ascii_head, ascii_tail = patterns[index]
@@ -245,8 +246,8 @@ def _searched(text: str, flexible_spaces: bool, respace: bool = True) -> tuple[s
     return _respaced(text, flexible_spaces)
 
 
-# A question is read by several matchers in a row (competitors, terms, three cue lists,
-# places), mostly on the same masked text: fold and respace it once.
+# The competitor screen reads each question twice (as typed and as normalized, most often the
+# same text), and ingestion reads a label with several matchers: fold and respace it once.
 @lru_cache(maxsize=64)
 def _respaced(text: str, flexible_spaces: bool) -> tuple[str, bool]:
     folded = fold(text)
@@ -277,9 +278,6 @@ def _offsets(text: str, flexible_spaces: bool) -> tuple[int, ...]:
             offsets.append(word.start() - 1)
         offsets.extend(range(word.start(), word.end()))
     return tuple(offsets)
-
-
-_ASCII_WORD_CHARS = frozenset(string.ascii_letters + string.digits)
 
 
 def mask(text: str, spans: Iterable[tuple[int, int]], fill: str = " ") -> str:

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragspine.profile.matching import ASCII_WORD_CHARS
+
 # The standard library's own parser (what ``re.compile`` uses); not a public module, so it is
 # read defensively: anything unexpected, its absence included, widens the guard instead of
 # narrowing it.
@@ -28,7 +30,7 @@ try:
 except ImportError:  # pragma: no cover - present on every Python this package supports
     _parser = None
 
-_EDGE_CHARS = frozenset(string.ascii_letters + string.digits)
+_EDGE_CHARS = ASCII_WORD_CHARS
 _EDGE = r"(?<![A-Za-z0-9])"
 
 
