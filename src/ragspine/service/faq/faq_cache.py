@@ -83,7 +83,7 @@ class FaqCache:
 
     def __init__(self, profile: DomainProfile, items: Iterable[FaqItem] = ()) -> None:
         self._profile = profile
-        self._gate = SecurityGate(profile)
+        self._gate = SecurityGate.of(profile)
         self._items = tuple(items)
         self._by_key: dict[str, tuple[FaqItem, FaqHit]] = {}
         for item in self._items:
