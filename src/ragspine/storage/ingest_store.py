@@ -414,6 +414,13 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
     ) -> list[PendingValue]:
         """Values other than the approved one that open ``conflict`` items propose for ``key``
         (metric, entity, period type, period, channel), those ``clearance`` may see."""
+        level = Sensitivity.parse(clearance)
+        found = self._cached(("pending", *key, level), lambda: self._pending_values(key, level))
+        return list(found)
+
+    def _pending_values(
+        self, key: tuple[str, str, str, str, str], clearance: Sensitivity
+    ) -> tuple[PendingValue, ...]:
         # Filtered in SQL: this runs for every found fact of every answer, and the open queue
         # can be long.
         fields = ("metric_code", "entity", "period_type", "period", "channel")
@@ -437,7 +444,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                     item.sensitivity,
                 )
             )
-        return pending
+        return tuple(pending)
 
     def document_audit(self, doc_id: str) -> list[AuditEntry]:
         """What was done to a document's level by hand (``sensitivity_override``), oldest

@@ -2,6 +2,9 @@
 
 A store opened ``read_only`` (what ``ask`` uses) connects with ``mode=ro``: under WAL it
 neither blocks a writer nor waits for one, and it cannot create or change a table.
+
+Fact lookups outside a transaction go through a :class:`~ragspine.storage.wal_watch.ReadCache`
+that any commit to the file, from any connection or process, empties.
 """
 
 from __future__ import annotations
@@ -9,12 +12,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from ragspine.errors import StoreError
 from ragspine.profile.periods import PERIOD_TYPES
@@ -26,6 +29,7 @@ from ragspine.storage.facts import (
     ReviewStatus,
     utc_timestamp,
 )
+from ragspine.storage.wal_watch import ReadCache, WalWatch
 
 SCHEMA_VERSION = 1
 # How long a connection waits on a lock before failing. Under WAL only writers wait (for each
@@ -34,6 +38,8 @@ BUSY_SECONDS = 5.0
 # The workspace database also holds chunks, the manifest and jobs, so PRAGMA user_version (one
 # number per file) cannot say which part is at which version: each component keeps its own row.
 _COMPONENT = "fact_metric"
+
+_Read = TypeVar("_Read")
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -122,13 +128,26 @@ class SQLiteFactStore:
 
     One connection guarded by a re-entrant lock, so a web service can share the store across
     worker threads. Call :meth:`init_schema` once before the first read or write.
+
+    A store on a file in WAL mode, read-only or not, keeps the facts it has read until the next
+    commit to the file by any connection or process (:mod:`ragspine.storage.wal_watch`); an
+    in-memory database is read every time.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, read_only: bool = False, read_cache: bool = True
+    ) -> None:
+        """``read_cache=False`` reads every fact from the file; the cache never serves a value
+        older than the file's last commit, so turning it off only costs time (the benchmark
+        uses it to time an uncached lookup)."""
         self._path = Path(path)
         self._lock = threading.RLock()
         self.read_only = read_only
+        self._wal = False
         self._conn = self._open()
+        # Opened after the first read, once this connection has opened the WAL (its shared
+        # lock on the -shm file is what keeps the mapping safe); False once known to be off.
+        self._reads: ReadCache | bool | None = None if self._wal and read_cache else False
 
     @property
     def path(self) -> Path:
@@ -148,7 +167,10 @@ class SQLiteFactStore:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
+            (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            # Only a file really in WAL mode has a wal-index that every commit updates (an
+            # in-memory database stays "memory"); anything else reads uncached.
+            self._wal = str(mode).lower() == "wal"
             # With WAL, NORMAL never corrupts the file; an OS crash may lose the latest commits,
             # which re-ingesting the documents restores.
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -161,11 +183,17 @@ class SQLiteFactStore:
         """A ``mode=ro`` connection: no file or table is created if the database is missing."""
         uri = f"{self._path.resolve().as_uri()}?mode=ro"
         try:
-            return sqlite3.connect(
+            conn = sqlite3.connect(
                 uri, uri=True, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
+        try:
+            (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+            self._wal = str(mode).lower() == "wal"
+        except sqlite3.Error:
+            pass  # not a database, say: the first read reports it; the cache stays off
+        return conn
 
     def schema_components(self) -> dict[str, int]:
         """``{component: schema version}`` this file records; empty when it holds no RAGSpine
@@ -218,6 +246,23 @@ class SQLiteFactStore:
                 if isinstance(exc, sqlite3.Error):
                     raise self._failure(action, exc) from exc
                 raise
+
+    def _cached(self, key: Hashable, load: Callable[[], _Read]) -> _Read:
+        """``load()``, or the value it gave for ``key`` when nothing was committed since.
+
+        Inside a transaction (a snapshot, or a write in progress) the connection may see another
+        state than the file's latest, so it always reads the database itself.
+        """
+        reads = self._reads
+        if isinstance(reads, ReadCache) and not self._conn.in_transaction:
+            return reads.get(key, load)
+        value = load()
+        if reads is None:
+            with self._lock:
+                if self._reads is None:
+                    watch = WalWatch.open(self._path)
+                    self._reads = False if watch is None else ReadCache(watch)
+        return value
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -279,6 +324,9 @@ class SQLiteFactStore:
     ) -> Fact | None:
         rank = Sensitivity.parse(clearance).rank
         params = (metric_code, entity, period_type, period, channel, rank)
+        return self._cached(params, lambda: self._get_fact(params))
+
+    def _get_fact(self, params: tuple[str | int, ...]) -> Fact | None:
         with self._lock:
             try:
                 row = self._conn.execute(_GET_FACT_SQL, params).fetchone()
@@ -341,6 +389,9 @@ class SQLiteFactStore:
 
     def close(self) -> None:
         with self._lock:
+            if isinstance(self._reads, ReadCache):
+                self._reads.close()  # unmap the -shm file while the connection still holds it
+            self._reads = False
             self._conn.close()
 
     def __enter__(self) -> Self:
