@@ -96,6 +96,8 @@ def resolve(slots: Slots, *, profile: DomainProfile) -> Slots | UnrecognizedPara
     channel = glossary.normalize_channel(slots.channel)
     if channel is None:
         return UnrecognizedParam("channel", slots.channel)
+    if (metric, entity, channel) == (slots.metric, slots.entity, slots.channel):
+        return slots  # already codes, as the rule parser's always are
     return Slots(metric, entity, slots.period, channel)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -192,10 +192,13 @@ class DomainProfile(_Frozen):
         """``build(self)``, computed once per profile object and remembered under ``name``."""
         # Read through __pydantic_private__: the attribute lookup pydantic routes private
         # names through costs more than the rest of a cache hit, and this runs per question.
-        compiled = cast(dict[str, Any], self.__pydantic_private__)["_compiled"]
-        if name not in compiled:
-            compiled[name] = build(self)
-        return cast(_Built, compiled[name])
+        # No typing.cast either: each is a function call at run time.
+        compiled: dict[str, Any] = self.__pydantic_private__["_compiled"]  # type: ignore[index]
+        try:
+            built: _Built = compiled[name]
+        except KeyError:
+            built = compiled[name] = build(self)
+        return built
 
     def entity(self, code: str) -> EntityDef | None:
         return next((e for e in self.entities if e.code == code), None)
