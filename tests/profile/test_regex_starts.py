@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ragspine.agent import cues
 from ragspine.profile import periods
-from ragspine.profile.regex_starts import RuleScanner, compile_guarded, start_guard
+from ragspine.profile.regex_starts import RuleScanner, compile_guarded, start_chars, start_guard
 
 
 def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], str | None]]:
@@ -111,6 +111,20 @@ def test_the_period_scanner_agrees_on_questions(text: str) -> None:
         _ALL_PERIOD_RULES.finditer(text)
     )
     assert periods.find_periods(text, date(2025, 6, 30))  # and each of them holds a period
+
+
+@settings(max_examples=300)
+@given(_TEXTS)
+def test_start_chars_admits_exactly_the_positions_the_guard_admits(text: str) -> None:
+    pattern = _ALL_PERIOD_RULES.pattern
+    guard = re.compile(start_guard(pattern, re.IGNORECASE), re.IGNORECASE)
+    chars = re.compile(start_chars(pattern, re.IGNORECASE), re.IGNORECASE)
+    assert [i for i in range(len(text)) if guard.match(text, i)] == [
+        i for i in range(len(text)) if chars.match(text, i)
+    ]
+    assert [m.start() for m in chars.finditer(text)] == [
+        i for i in range(len(text)) if chars.match(text, i)
+    ]
 
 
 def test_the_scanner_tries_only_rules_that_can_start_at_a_position() -> None:

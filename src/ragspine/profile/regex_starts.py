@@ -51,6 +51,17 @@ class _Starts:
 def start_guard(pattern: str, flags: int = 0) -> str:
     """A lookahead admitting exactly the positions where ``pattern`` may begin a match
     (a superset of them); ``""`` when every position may (or the pattern can match empty)."""
+    return _starts_pattern(pattern, flags, consume=False)
+
+
+def start_chars(pattern: str, flags: int = 0) -> str:
+    """``start_guard`` as a pattern that matches the first character instead of looking ahead
+    at it: the same positions, found about twice as fast by ``search`` (the regex engine scans
+    for a character class, but tries a lookahead at every position)."""
+    return _starts_pattern(pattern, flags, consume=True)
+
+
+def _starts_pattern(pattern: str, flags: int, *, consume: bool) -> str:
     if _parser is None:
         return ""
     try:
@@ -59,11 +70,12 @@ def start_guard(pattern: str, flags: int = 0) -> str:
         return ""
     if nullable:
         return ""
+    char = "[{}]" if consume else "(?=[{}])"
     options = []
     if starts.anywhere:
-        options.append(f"(?=[{''.join(sorted(starts.anywhere))}])")
+        options.append(char.format("".join(sorted(starts.anywhere))))
     if starts.at_edge - starts.anywhere:
-        options.append(f"{_EDGE}(?=[{''.join(sorted(starts.at_edge - starts.anywhere))}])")
+        options.append(_EDGE + char.format("".join(sorted(starts.at_edge - starts.anywhere))))
     return f"(?:{'|'.join(options)})" if options else ""
 
 
@@ -89,8 +101,8 @@ class RuleScanner:
         self._rules = list(rules)
         self._flags = flags
         self._everything = re.compile("|".join(self._rules), flags)
-        guard = start_guard(self._everything.pattern, flags)
-        self._candidates = re.compile(guard, flags) if guard else None
+        starts = start_chars(self._everything.pattern, flags)
+        self._candidates = re.compile(starts, flags) if starts else None
         self._guards = [_compiled_guard(rule, flags) for rule in self._rules]
         self._by_start: dict[tuple[str, bool], re.Pattern[str] | None] = {}
         self._by_rules: dict[tuple[int, ...], re.Pattern[str] | None] = {}
