@@ -11,6 +11,7 @@ import mmap
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -130,17 +131,48 @@ def test_a_plain_sqlite_connection_and_a_wal_restart_are_seen(
     assert reader.get_fact(*KEY).value == 400.0  # type: ignore[union-attr]
 
 
-def test_a_snapshot_reads_its_own_state_and_fills_nothing(
+def test_a_snapshot_reads_its_own_state_from_the_cache(
     reader: FactStore, writer: FactStore
 ) -> None:
     writer.upsert_facts([make_fact(value=100.0)])
     _cached(reader, 100.0)
     with reader.snapshot():
-        assert reader.count_facts() == 1  # the snapshot's read transaction starts here
+        statements = _reads(reader)
         writer.upsert_facts([make_fact(value=200.0)])
         for _ in range(2):
             assert reader.get_fact(*KEY).value == 100.0  # type: ignore[union-attr]
+        assert not any("fact_metric" in sql for sql in statements)
     _cached(reader, 200.0)
+
+
+def test_a_snapshot_fills_the_cache_at_its_own_state(reader: FactStore, writer: FactStore) -> None:
+    writer.upsert_facts([make_fact(value=100.0)])
+    _cached(reader, 100.0)
+    writer.upsert_facts([make_fact(value=200.0)])  # what the cache holds is now stale
+    with reader.snapshot():
+        assert reader.get_fact(*KEY).value == 200.0  # type: ignore[union-attr]
+        writer.upsert_facts([make_fact(value=300.0)])
+        statements = _reads(reader)
+        assert reader.get_fact(*KEY).value == 200.0  # type: ignore[union-attr]
+        assert statements == []
+    _cached(reader, 300.0)
+
+
+def test_another_thread_never_reads_a_snapshot_it_is_not_in(
+    reader: FactStore, writer: FactStore
+) -> None:
+    writer.upsert_facts([make_fact(value=100.0)])
+    _cached(reader, 100.0)
+    seen: list[float] = []
+    other = threading.Thread(target=lambda: seen.append(reader.get_fact(*KEY).value))  # type: ignore[union-attr]
+    with reader.snapshot():
+        assert reader.get_fact(*KEY).value == 100.0  # type: ignore[union-attr]
+        writer.upsert_facts([make_fact(value=200.0)])
+        other.start()
+        other.join(timeout=0.5)  # it waits for the snapshot: the connection is this thread's
+        assert seen == []
+    other.join()
+    assert seen == [200.0]
 
 
 @pytest.mark.parametrize("kind", ["in-memory", "cache off"])

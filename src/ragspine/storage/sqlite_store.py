@@ -40,6 +40,8 @@ BUSY_SECONDS = 5.0
 _COMPONENT = "fact_metric"
 
 _Read = TypeVar("_Read")
+# Any read of the file starts a read transaction; the schema's first page is always there.
+_START_READ = "SELECT 1 FROM sqlite_master LIMIT 1"
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -148,6 +150,7 @@ class SQLiteFactStore:
         # Opened after the first read, once this connection has opened the WAL (its shared
         # lock on the -shm file is what keeps the mapping safe); False once known to be off.
         self._reads: ReadCache | bool | None = None if self._wal and read_cache else False
+        self._pinned: tuple[int, bytes] | None = None  # (thread, state) of the open snapshot
 
     @property
     def path(self) -> Path:
@@ -218,9 +221,27 @@ class SQLiteFactStore:
                 return
             self._conn.execute("BEGIN")
             try:
+                self._pinned = self._pin()
                 yield
             finally:
+                self._pinned = None
                 self._conn.execute("COMMIT")
+
+    def _pin(self) -> tuple[int, bytes] | None:
+        """Start the snapshot's read transaction now, and name the state it reads (for this
+        thread) when no commit slipped in while it started: cached values of that state are
+        then the snapshot's values too."""
+        reads = self._reads
+        if not isinstance(reads, ReadCache):
+            return None
+        before = reads.state()
+        try:
+            self._conn.execute(_START_READ).fetchone()
+        except sqlite3.Error as exc:
+            raise self._failure("read facts", exc) from exc
+        if before is None or reads.state() != before:
+            return None
+        return threading.get_ident(), before
 
     def _failure(self, action: str, exc: sqlite3.Error) -> StoreError:
         hint = "; call init_schema() first" if "no such table" in str(exc) else ""
@@ -250,12 +271,18 @@ class SQLiteFactStore:
     def _cached(self, key: Hashable, load: Callable[[], _Read]) -> _Read:
         """``load()``, or the value it gave for ``key`` when nothing was committed since.
 
-        Inside a transaction (a snapshot, or a write in progress) the connection may see another
-        state than the file's latest, so it always reads the database itself.
+        Inside a transaction the connection may see another state than the file's latest: a
+        snapshot this thread pinned reads and fills the cache at its own state; any other
+        transaction (a write in progress, a snapshot that could not be pinned, another
+        thread's) reads the database itself.
         """
         reads = self._reads
-        if isinstance(reads, ReadCache) and not self._conn.in_transaction:
-            return reads.get(key, load)
+        if isinstance(reads, ReadCache):
+            if not self._conn.in_transaction:
+                return reads.get(key, load)
+            pinned = self._pinned
+            if pinned is not None and pinned[0] == threading.get_ident():
+                return reads.get(key, load, at=pinned[1])
         value = load()
         if reads is None:
             with self._lock:

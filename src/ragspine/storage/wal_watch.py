@@ -92,15 +92,24 @@ class ReadCache:
         self._state: bytes | None = None
         self._values: dict[Hashable, object] = {}
 
-    def get(self, key: Hashable, load: Callable[[], _Value]) -> _Value:
-        state = self._watch.state()
+    def state(self) -> bytes | None:
+        """The file's state now (``WalWatch.state``)."""
+        return self._watch.state()
+
+    def get(self, key: Hashable, load: Callable[[], _Value], *, at: bytes | None = None) -> _Value:
+        """The value kept for ``key`` at the file's current state, else ``load()``'s.
+
+        ``at`` is the state of a read transaction that ``load`` runs in (a pinned snapshot):
+        the value is then kept and served for that state, whatever was committed since.
+        """
+        state = self._watch.state() if at is None else at
         if state is None:
             return load()
         with self._lock:
             if state == self._state and key in self._values:
                 return cast(_Value, self._values[key])
         value = load()
-        if self._watch.state() == state:
+        if at is not None or self._watch.state() == state:
             with self._lock:
                 if state != self._state or len(self._values) >= MAX_ENTRIES:
                     self._values = {}
