@@ -81,7 +81,7 @@ def parse_intent(
     screen = lex.gate.detect(question)
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
     bases = cues.growth_bases(screen.masked_text)
-    text = mask(screen.masked_text, bases)
+    text = mask(screen.masked_text, bases) if bases else screen.masked_text
     period_hits = merge_ranges(
         text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
     )
@@ -113,7 +113,8 @@ def parse_intent(
         channels = lex.breakdown
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
-    marked = mask(mask(screen.masked_text, other_metrics), slot_spans, fill=_SLOT)
+    unslotted = mask(screen.masked_text, other_metrics) if other_metrics else screen.masked_text
+    marked = mask(unslotted, slot_spans, fill=_SLOT)
     cue_spans = [(h.start, h.end) for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"])]
     names, unknown_metrics = _unknown_entities(
         marked,

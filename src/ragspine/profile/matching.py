@@ -293,14 +293,16 @@ def mask(text: str, spans: Iterable[tuple[int, int]], fill: str = " ") -> str:
     if len(ordered) == 1:  # the common case
         start, end = ordered[0]
         return text[:start] + fill * (end - start) + text[end:] if end > start else text
-    parts = []
+    parts: list[str] = []
+    append = parts.append
     position = 0
     for start, end in ordered:
-        start = max(start, position)
+        if start < position:  # overlaps the span before
+            start = position
         if end <= start:
             continue
-        parts.append(text[position:start])
-        parts.append(fill * (end - start))
+        append(text[position:start])
+        append(fill * (end - start))
         position = end
-    parts.append(text[position:])
+    append(text[position:])
     return "".join(parts)
