@@ -263,6 +263,43 @@ def test_a_running_job_of_a_live_queue_is_not_taken_over(
     first.close()
 
 
+def test_uploads_no_job_names_are_removed_before_the_service_starts(
+    workspace: Workspace, corpus: Path
+) -> None:
+    queued = upload(workspace, corpus, MEMO)
+    first = InProcessJobQueue(workspace, poll_seconds=0.05)
+    job_id = first.submit(queued)
+    wait_until(first, job_id, JobState.DONE)
+    first.close()
+    # A process killed after storing a request's files and before queueing their job.
+    stray = upload(workspace, corpus, WORKBOOK)
+    partial = stray[0].path.parent / ".part-0123"
+    partial.write_bytes(b"half a file")
+
+    second = InProcessJobQueue(workspace, poll_seconds=0.05)
+    assert stray[0].path.exists()  # a queue alone leaves them: its caller may submit them yet
+    second.remove_unqueued_uploads()
+    second.close()
+
+    assert [f.path.exists() for f in queued] == [True]
+    assert not stray[0].path.exists() and not partial.exists()
+    assert not stray[0].path.parent.exists()
+
+
+def test_uploads_are_left_alone_while_another_queue_runs(
+    workspace: Workspace, corpus: Path
+) -> None:
+    other = InProcessJobQueue(workspace, poll_seconds=0.05)
+    try:
+        pending = upload(workspace, corpus, WORKBOOK)  # the other process has yet to queue it
+        second = InProcessJobQueue(workspace, poll_seconds=0.05)
+        second.remove_unqueued_uploads()
+        second.close()
+        assert pending[0].path.exists()
+    finally:
+        other.close()
+
+
 def job_owner(workspace: Workspace, job_id: str) -> str:
     with sqlite3.connect(workspace.service_db_path) as conn:
         (owner,) = conn.execute("SELECT owner FROM jobs WHERE job_id = ?", (job_id,)).fetchone()

@@ -246,6 +246,7 @@ def _job_queue(
     if isinstance(backend, WorkspaceBackend):
         local = InProcessJobQueue(backend.workspace, dense=settings.dense)
         owned.append(local.close)
+        local.remove_unqueued_uploads()  # left by a server killed in the middle of a request
         return local
     from ragspine.service.rq_jobs import RQJobQueue
 

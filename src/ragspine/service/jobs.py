@@ -366,6 +366,29 @@ class InProcessJobQueue:
                 )
             _log.warning("jobs left running by an ended process were queued again")
 
+    def remove_unqueued_uploads(self) -> None:
+        """Delete the uploads no job names: the files of a request whose process ended (a
+        kill, a crash) after storing them and before queueing their job, which nothing would
+        ever ingest or remove. The service calls it once, before it takes any request; it does
+        nothing while another queue runs on this workspace, since that one may be between
+        those two steps right now."""
+        uploads = self._workspace.uploads_path
+        if not uploads.is_dir() or self._owner.others_alive():
+            return
+        conn = self._db.connection()
+        named = {Path(path) for (path,) in conn.execute("SELECT path FROM job_files")}
+        stray = [p for p in uploads.rglob("*") if p.is_file() and p.resolve() not in named]
+        for path in stray:
+            path.unlink(missing_ok=True)
+        for folder in sorted((p for p in uploads.rglob("*") if p.is_dir()), reverse=True):
+            if not any(folder.iterdir()):
+                folder.rmdir()
+        if stray:
+            _log.warning(
+                "removed %d uploaded file(s) whose request ended before its job was queued",
+                len(stray),
+            )
+
     @staticmethod
     def _set_state(
         conn: sqlite3.Connection, job_id: str, state: JobState, *, owner: str = "", error: str = ""
@@ -409,6 +432,14 @@ class OwnerLock:
             os.close(fd)
         self._path(owner).unlink(missing_ok=True)
         return False
+
+    def others_alive(self) -> bool:
+        """Whether another holder of a lock in this folder still runs."""
+        return any(
+            self.is_alive(lock.stem)
+            for lock in self.folder.glob("*.lock")
+            if lock.stem != self.name
+        )
 
     def release(self) -> None:
         if self._fd is not None:
