@@ -3,8 +3,8 @@
 A store opened ``read_only`` (what ``ask`` uses) connects with ``mode=ro``: under WAL it
 neither blocks a writer nor waits for one, and it cannot create or change a table.
 
-Fact lookups outside a transaction go through a :class:`~ragspine.storage.wal_watch.ReadCache`
-that any commit to the file, from any connection or process, empties.
+Fact lookups go through a :class:`~ragspine.storage.wal_watch.ReadCache` that any commit to
+the file, from any connection or process, empties.
 """
 
 from __future__ import annotations
@@ -125,6 +125,17 @@ def _fact_of_row(row: tuple[Any, ...]) -> Fact:
     return Fact(*row)
 
 
+def _in_wal_mode(conn: sqlite3.Connection) -> bool:
+    """Whether the file is in WAL mode: only then does a wal-index record every commit (an
+    in-memory database stays "memory"). A file that is not a database reads uncached; its
+    first real read reports the error."""
+    try:
+        (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
+    except sqlite3.Error:
+        return False
+    return str(mode).lower() == "wal"
+
+
 class SQLiteFactStore:
     """A :class:`~ragspine.storage.protocol.FactStoreProtocol` over one SQLite file.
 
@@ -145,11 +156,11 @@ class SQLiteFactStore:
         self._path = Path(path)
         self._lock = threading.RLock()
         self.read_only = read_only
-        self._wal = False
         self._conn = self._open()
         # Opened after the first read, once this connection has opened the WAL (its shared
         # lock on the -shm file is what keeps the mapping safe); False once known to be off.
-        self._reads: ReadCache | bool | None = None if self._wal and read_cache else False
+        wal = read_cache and _in_wal_mode(self._conn)
+        self._reads: ReadCache | bool | None = None if wal else False
         self._pinned: tuple[int, bytes] | None = None  # (thread, state) of the open snapshot
 
     @property
@@ -170,10 +181,7 @@ class SQLiteFactStore:
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
         try:
-            (mode,) = conn.execute("PRAGMA journal_mode = WAL").fetchone()
-            # Only a file really in WAL mode has a wal-index that every commit updates (an
-            # in-memory database stays "memory"); anything else reads uncached.
-            self._wal = str(mode).lower() == "wal"
+            conn.execute("PRAGMA journal_mode = WAL")
             # With WAL, NORMAL never corrupts the file; an OS crash may lose the latest commits,
             # which re-ingesting the documents restores.
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -186,17 +194,11 @@ class SQLiteFactStore:
         """A ``mode=ro`` connection: no file or table is created if the database is missing."""
         uri = f"{self._path.resolve().as_uri()}?mode=ro"
         try:
-            conn = sqlite3.connect(
+            return sqlite3.connect(
                 uri, uri=True, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS
             )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open fact store {self._path}: {exc}") from exc
-        try:
-            (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
-            self._wal = str(mode).lower() == "wal"
-        except sqlite3.Error:
-            pass  # not a database, say: the first read reports it; the cache stays off
-        return conn
 
     def schema_components(self) -> dict[str, int]:
         """``{component: schema version}`` this file records; empty when it holds no RAGSpine
