@@ -10,7 +10,7 @@ is how SQLite itself decides whether its page cache is still valid
 (https://www.sqlite.org/walformat.html, "the WAL-index header"); :class:`WalWatch` makes the
 same comparison on the same mapped memory.
 
-Why bother: on the structured path one fact lookup cost more than a third of an answer. The
+Why bother: on the structured path one fact lookup cost about a quarter of an answer. The
 statement itself is quick when warm, but every read transaction takes and drops a lock on the
 ``-shm`` file (two ``fcntl`` calls), and between questions SQLite's code and pages fall out of
 the CPU caches. A cached value costs two 48-byte reads and a dictionary lookup.
