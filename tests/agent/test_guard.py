@@ -17,10 +17,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragspine.agent.agent import answer_question
-from ragspine.agent.guard import MAX_TOOL_ITERATIONS, ToolContext, run_tool_loop, slot_hint
+from ragspine.agent.guard import (
+    MAX_TOOL_ITERATIONS,
+    ToolContext,
+    hint_arguments,
+    run_tool_loop,
+    slot_hint,
+)
 from ragspine.agent.llm_provider import SLOT_HINT_PREFIX, ProviderResponse, ToolCall
 from ragspine.agent.messages import en, zh
-from ragspine.agent.query_tools import lookup
+from ragspine.agent.query_tools import lookup, normalize
 from ragspine.agent.types import (
     AgentResult,
     AnswerKind,
@@ -32,7 +38,8 @@ from ragspine.agent.types import (
     ToolError,
 )
 from ragspine.observability.trace import RequestTrace
-from ragspine.profile.periods import Period
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import PERIOD_TYPES, Period
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE
 from tests.agent.helpers import (
     CountingStore,
@@ -42,7 +49,7 @@ from tests.agent.helpers import (
     text,
     tool_call,
 )
-from tests.profiles import acme
+from tests.profiles import acme, initech
 
 REF = date(2026, 11, 26)
 FOUND_Q = "中国内地FY2024的REVENUE是多少"
@@ -306,3 +313,48 @@ def test_the_slot_hint_is_the_json_dumps_of_the_slots(
     task = Slots(metric, entity, Period(year, "FY"), channel)
     hint = {"metric": metric, "entity": entity, "period": f"FY{year}", "channel": channel}
     assert slot_hint(task) == json.dumps(hint)
+
+
+@st.composite
+def _hinted(draw: st.DrawFn) -> tuple[DomainProfile, Slots]:
+    profile = draw(st.sampled_from([acme(), initech()]))
+    return profile, Slots(
+        draw(st.sampled_from([m.code for m in profile.metrics])),
+        draw(st.sampled_from([e.code for e in profile.entities])),
+        # Every year the period scanner reads: a parser cannot name any other.
+        Period(draw(st.integers(1990, 2099)), draw(st.sampled_from(PERIOD_TYPES))),
+        draw(st.sampled_from([c.code for c in profile.channels])),
+    )
+
+
+@given(_hinted())
+def test_the_hinted_slots_read_back_through_the_glossary_are_the_same_slots(
+    hinted: tuple[DomainProfile, Slots],
+) -> None:
+    # What lets a model call that writes the hint back skip the glossary.
+    profile, task = hinted
+    args = hint_arguments(task)
+    assert normalize(**args, profile=profile, reference_date=REF) == task
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        hint_arguments(CN_FY2024),
+        {**hint_arguments(CN_FY2024), "entity": "Mainland China"},
+        {**hint_arguments(CN_FY2024), "period": "FY2025"},
+        {k: v for k, v in hint_arguments(CN_FY2024).items() if k != "channel"},
+        {**hint_arguments(CN_FY2024), "extra": "x"},
+    ],
+    ids=["the-hint", "an-alias", "another-period", "no-channel", "an-extra-argument"],
+)
+def test_a_model_call_gives_the_same_result_with_or_without_the_hint(
+    store: CountingStore, arguments: dict[str, object]
+) -> None:
+    call = ToolCall(id="c1", name="query_metric", arguments=arguments)
+    hinted, plain = tools(store), tools(store)
+    assert hinted.run_model_call(call, CN_FY2024) == plain.run_model_call(call)
+    assert hinted.trace.to_event() | {"ts": 0, "duration_ms": 0} == plain.trace.to_event() | {
+        "ts": 0,
+        "duration_ms": 0,
+    }

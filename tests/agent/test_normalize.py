@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragspine.agent.normalize import normalize_question
+from ragspine.profile import normalize
 
 
 @pytest.mark.parametrize(
@@ -65,3 +68,18 @@ def test_what_the_fast_path_skips_is_never_printable() -> None:
     printable = [chr(c) for c in range(0x110000) if chr(c).isprintable()]
     assert [c for c in printable if _INVISIBLE.match(c)] == []
     assert [c for c in printable if c.isspace() and c != " "] == []
+
+
+# Texts that fold and texts that do not, so that a sequence drawn from them repeats some,
+# alternates others and passes a folded text right after the text it came from.
+_REMEMBERED = st.sampled_from(
+    ["香\u200b港收入", "香港收入", "ＡＣＭＥ ＨＫ", "ACME HK", "  a  b ", "a b", "", " "]
+) | st.text(alphabet="香港 \u200bＡa2２\t", max_size=6)
+
+
+@given(st.lists(_REMEMBERED, max_size=12))
+def test_the_remembered_folding_is_only_ever_served_for_its_own_text(texts: list[str]) -> None:
+    for text in texts:
+        got = normalize_question(text)
+        normalize._last = ("", "")  # forget, then fold it from scratch
+        assert got == normalize_question(text)

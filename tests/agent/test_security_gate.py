@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ragspine.agent.clarify import CLARIFY_OUT_OF_SCOPE_ENTITY
 from ragspine.agent.security_gate import (
@@ -102,3 +104,15 @@ def test_the_shipped_gate_refuses_its_own_competitors_only() -> None:
     gate = SecurityGate(acme())
     assert gate.home_company_name == "ACME Group"
     assert gate.screen(raw_question="Umbrella revenue").decision is SecurityDecision.ALLOW
+
+
+_SCREENED = st.sampled_from(
+    ["中国竞联人寿的收入", "竞 安保险FY2024收入", "香港收入", "globex  assurance", "", "竞安"]
+) | st.text(alphabet="竞安保险香港 ", max_size=6)
+
+
+@given(st.lists(_SCREENED, max_size=12))
+def test_the_remembered_screen_is_only_ever_served_for_its_own_text(texts: list[str]) -> None:
+    gate = SecurityGate(acme())
+    for text in texts:
+        assert gate.detect(text) == SecurityGate(acme()).detect(text)  # a gate that saw nothing

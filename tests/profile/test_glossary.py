@@ -100,6 +100,30 @@ def test_each_normalizer_only_answers_for_its_own_kind() -> None:
     assert glossary.normalize_metric("代理人渠道") is None
 
 
+@pytest.mark.parametrize("profile", [acme(), initech()], ids=["acme", "initech"])
+def test_are_codes_agrees_with_the_normalizers_on_every_spelling(profile: DomainProfile) -> None:
+    # ``are_codes`` is the normalizers' shortcut for codes: true exactly when each of the
+    # three spellings is its own code under its own normalizer.
+    glossary = glossary_for(profile)
+    spellings = [entry.alias for entry in glossary.terms.entries()] + ["", "nothing", " HK"]
+    metrics = [m.code for m in profile.metrics]
+    entities = [e.code for e in profile.entities]
+    channels = [c.code for c in profile.channels]
+    for spelling in spellings:
+        for triple in (
+            (spelling, entities[0], channels[0]),
+            (metrics[0], spelling, channels[0]),
+            (metrics[0], entities[0], spelling),
+        ):
+            metric, entity, channel = triple
+            own = (
+                glossary.normalize_metric(metric) == metric
+                and glossary.normalize_entity(entity) == entity
+                and glossary.normalize_channel(channel) == channel
+            )
+            assert glossary.are_codes(*triple) is own, triple
+
+
 @pytest.mark.parametrize(
     ("raw", "period"),
     [

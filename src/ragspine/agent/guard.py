@@ -63,10 +63,15 @@ class ToolContext:
         resolved = resolve(slots, profile=self.profile)
         return resolved if isinstance(resolved, Slots) else self._counted(resolved)
 
-    def run_model_call(self, call: ToolCall) -> ToolResult:
-        """A query the model asked for: its raw arguments go through the glossary first."""
+    def run_model_call(self, call: ToolCall, hinted: Slots | None = None) -> ToolResult:
+        """A query the model asked for: its raw arguments go through the glossary first, unless
+        they are exactly the slots ``hinted`` to it, written back as the hint wrote them: those
+        are our own typed slots, and the glossary would read them back unchanged (a test holds
+        this for every code of the profile and every period the scanner reads)."""
         if call.name != QUERY_METRIC_TOOL_NAME:
             return ToolError(f"unknown tool {call.name!r}")
+        if hinted is not None and call.arguments == hint_arguments(hinted):
+            return self._counted(lookup(self.store, hinted, clearance=self.clearance))
         args = {k: v if isinstance(v, str) else None for k, v in call.arguments.items()}
         slots = normalize(
             args.get("metric"),
@@ -84,6 +89,16 @@ class ToolContext:
         self.trace.tool_calls += 1
         self.trace.count_status(result.status)
         return result
+
+
+def hint_arguments(task: Slots) -> dict[str, str]:
+    """The tool arguments naming exactly ``task``: what the slot hint shows the model."""
+    return {
+        "metric": task.metric,
+        "entity": task.entity,
+        "period": task.period.label,
+        "channel": task.channel,
+    }
 
 
 def slot_hint(task: Slots) -> str:
@@ -122,7 +137,7 @@ def run_tool_loop(
         results = []
         for call in reply.tool_calls:
             calls += 1
-            result = tools.run_model_call(call)
+            result = tools.run_model_call(call, task)
             if result.answers(task):
                 answer = result
             results.append((call, result))

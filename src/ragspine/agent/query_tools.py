@@ -87,6 +87,8 @@ def resolve(slots: Slots, *, profile: DomainProfile) -> Slots | UnrecognizedPara
     slot by any alias, and a name the glossary cannot read is reported, never guessed.
     """
     glossary = glossary_for(profile)
+    if glossary.are_codes(slots.metric, slots.entity, slots.channel):
+        return slots  # the rule parser's slots always are
     metric = glossary.normalize_metric(slots.metric)
     if metric is None:
         return UnrecognizedParam("metric", slots.metric)
@@ -96,8 +98,6 @@ def resolve(slots: Slots, *, profile: DomainProfile) -> Slots | UnrecognizedPara
     channel = glossary.normalize_channel(slots.channel)
     if channel is None:
         return UnrecognizedParam("channel", slots.channel)
-    if (metric, entity, channel) == (slots.metric, slots.entity, slots.channel):
-        return slots  # already codes, as the rule parser's always are
     return Slots(metric, entity, slots.period, channel)
 
 

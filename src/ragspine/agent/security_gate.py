@@ -56,6 +56,10 @@ class SecurityGate:
     def __init__(self, profile: DomainProfile) -> None:
         self._profile = profile
         self._glossary: Glossary = glossary_for(self._profile)
+        # The parser screens a question and ``screen`` screens it again as typed, most often
+        # the same text: the last text and its screen are kept, in one tuple so that a thread
+        # never reads one's text with another's screen.
+        self._last: tuple[str, SecurityScreen] = ("", SecurityScreen(""))
 
     @staticmethod
     def of(profile: DomainProfile) -> SecurityGate:
@@ -68,11 +72,17 @@ class SecurityGate:
         return self._profile.home_company_name
 
     def detect(self, text: str) -> SecurityScreen:
+        last = self._last
+        if text == last[0]:
+            return last[1]
         hits = self._glossary.competitors.finditer(text)
         if not hits:
-            return SecurityScreen(masked_text=text)
-        names = tuple(dict.fromkeys(h.code for h in hits))
-        return SecurityScreen(mask(text, ((h.start, h.end) for h in hits)), names)
+            screen = SecurityScreen(masked_text=text)
+        else:
+            names = tuple(dict.fromkeys(h.code for h in hits))
+            screen = SecurityScreen(mask(text, ((h.start, h.end) for h in hits)), names)
+        self._last = (text, screen)
+        return screen
 
     def screen(self, *, raw_question: str, metric: str | None = None) -> SecurityVerdict:
         """Decide from the question as typed and as normalized, whatever a parser made of it.

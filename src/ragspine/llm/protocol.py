@@ -101,13 +101,20 @@ def parse_arguments(raw: object) -> tuple[dict[str, object], str]:
     if isinstance(raw, dict):
         return raw, ""
     text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)
+    # ``json.loads`` without its wrapper: the decoder's own call, and whitespace at either end
+    # (JSON's four characters only) skipped the way ``loads`` skips it.
+    stripped = text.strip(_JSON_SPACE)
     try:
-        parsed = json.loads(text)
+        parsed, end = _DECODER.raw_decode(stripped)
     except ValueError:
         return {}, text
-    if isinstance(parsed, dict):
+    if end == len(stripped) and isinstance(parsed, dict):
         return parsed, ""
     return {}, text
+
+
+_DECODER = json.JSONDecoder()
+_JSON_SPACE = " \t\n\r"
 
 
 def text_of(message: dict[str, object]) -> str:

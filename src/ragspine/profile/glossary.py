@@ -44,6 +44,9 @@ class Glossary:
     terms: AliasMatcher  # metrics, entities and channels in one longest-match automaton
     competitors: AliasMatcher
     calendar: FiscalCalendar
+    # Each code of the profile and what it names (metric, entity or channel): a parser's slots
+    # are most often codes already, and this reads them without the matcher.
+    kinds: dict[str, str]
 
     def normalize_metric(self, raw: str | None) -> str | None:
         return self._normalize(raw, METRIC)
@@ -58,6 +61,15 @@ class Glossary:
         self, raw: str | None, reference_date: date | None = None
     ) -> Period | None:
         return normalize_period(raw, reference_date, self.calendar)
+
+    def are_codes(self, metric: str, entity: str, channel: str) -> bool:
+        """True when the three are the profile's own codes of a metric, entity and channel."""
+        kinds = self.kinds
+        return (
+            kinds.get(metric) == METRIC
+            and kinds.get(entity) == ENTITY
+            and (kinds.get(channel) == CHANNEL)
+        )
 
     def match_terms(self, text: str, *, respace: bool = True) -> TermMatches:
         """Longest-first alias hits, with two corrections every reader of text needs.
@@ -122,17 +134,17 @@ def build_glossary(profile: DomainProfile) -> Glossary:
         terms=AliasMatcher(entries),
         competitors=AliasMatcher(competitors, flexible_spaces=True),
         calendar=FiscalCalendar(profile.fiscal.year_end_month),
+        kinds={item.code: kind for kind, items in _KINDS for item in getattr(profile, items)},
     )
+
+
+_KINDS = ((METRIC, "metrics"), (ENTITY, "entities"), (CHANNEL, "channels"))
 
 
 def _term_entries(profile: DomainProfile) -> list[AliasEntry]:
     entries: list[AliasEntry] = []
-    for kind, items in (
-        (METRIC, profile.metrics),
-        (ENTITY, profile.entities),
-        (CHANNEL, profile.channels),
-    ):
-        for item in items:
+    for kind, items in _KINDS:
+        for item in getattr(profile, items):
             for alias in (item.code, item.name_zh, item.name_en, *item.aliases):
                 if alias:
                     entries.append(AliasEntry(alias, kind, item.code))

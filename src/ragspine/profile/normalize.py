@@ -34,6 +34,14 @@ def normalize_question(text: str) -> str:
     Readers of the result (the parser's alias matchers above all) may then take every run of
     spaces in it for a span they blanked themselves, never for a gap the user typed.
     """
+    # One question is folded three times on its way through (the agent, the parser, the gate's
+    # screen of the text as typed): the last text and its folding are kept, one tuple so that
+    # a thread never reads one's text with another's result.
+    global _last
+    last = _last
+    if text == last[0]:
+        return last[1]
+    typed = text
     if not text.isascii():
         # Invisible characters are format characters and every whitespace but the plain space
         # is a separator: neither is printable, so printable text skips both regexes.
@@ -49,5 +57,9 @@ def normalize_question(text: str) -> str:
     # The common case first: single plain spaces (``isprintable`` is False for any other
     # whitespace and for control characters).
     if "  " in text or not text.isprintable() or text[:1] == " " or text[-1:] == " ":
-        return " ".join(text.split())
+        text = " ".join(text.split())
+    _last = (typed, text)
     return text
+
+
+_last = ("", "")
