@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ragspine.agent import agent
 from ragspine.agent.agent import answer_question
 from ragspine.agent.guard import MAX_TOOL_ITERATIONS
 from ragspine.agent.intent import ROUTE_STRUCTURED, ParsedIntent, RuleIntentParser
@@ -21,6 +22,8 @@ from ragspine.agent.types import (
     Route,
     Slots,
     Source,
+    ToolError,
+    ToolResult,
     UnrecognizedParam,
 )
 from ragspine.profile.periods import Period
@@ -298,3 +301,21 @@ def test_the_given_profile_reaches_every_layer(tmp_path: Path) -> None:
     assert world.answer_kind is AnswerKind.NOT_FOUND
     refused = ask("Globex bookings in FY2026", store, profile=initech())
     assert refused.answer_kind is AnswerKind.REFUSED and store.get_calls == 2
+
+
+_SLOTS = Slots("REVENUE", "ACME_HK", Period(2024, "FY"), "TOTAL")
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        FoundFact(_SLOTS, 1.0, "USD m", Source("d", "l")),
+        FactNotFound(_SLOTS),
+        UnrecognizedParam("metric", "x"),
+        ToolError("unknown tool 'x'"),
+    ],
+    ids=lambda result: str(result.status),
+)
+def test_one_result_names_the_same_kind_as_the_same_result_twice(result: ToolResult) -> None:
+    # One result takes a shortcut; two take the general rule over the set of statuses.
+    assert agent._kind([result]) is agent._kind([result, result])

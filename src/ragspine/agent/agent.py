@@ -306,6 +306,8 @@ def _structured_answer(
 
 
 def _kind(results: list[ToolResult]) -> AnswerKind:
+    if len(results) == 1:  # most questions: one result, whose status names the kind
+        return _KIND_OF_ONE[results[0].status]
     statuses = {r.status for r in results}
     if statuses == {ToolStatus.FOUND}:
         return AnswerKind.FOUND
@@ -316,7 +318,17 @@ def _kind(results: list[ToolResult]) -> AnswerKind:
     return AnswerKind.NOT_FOUND
 
 
+_KIND_OF_ONE = {
+    ToolStatus.FOUND: AnswerKind.FOUND,
+    ToolStatus.UNRECOGNIZED: AnswerKind.UNRECOGNIZED,
+    ToolStatus.NOT_FOUND: AnswerKind.NOT_FOUND,
+    ToolStatus.ERROR: AnswerKind.NOT_FOUND,
+}
+
+
 def _dedupe(sources: list[Source]) -> list[Source]:
+    if len(sources) < 2:
+        return sources
     seen: dict[tuple[str, str], Source] = {}
     for source in sources:
         seen.setdefault((source.doc, source.locator), source)
