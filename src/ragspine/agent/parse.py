@@ -85,7 +85,8 @@ def parse_intent(
     period_hits = merge_ranges(
         text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
     )
-    text = mask(text, ((p.start, p.end) for p in period_hits))
+    if period_hits:
+        text = mask(text, [(p.start, p.end) for p in period_hits])
     # The question is normalized: every run of spaces in the text from here on is a span
     # blanked below, which no alias may match across (``respace=False``).
     terms = lex.glossary.match_terms(text, respace=False)

@@ -77,7 +77,7 @@ class SecurityGate:
             return last[1]
         hits = self._glossary.competitors.finditer(text)
         if not hits:
-            screen = SecurityScreen(masked_text=text)
+            screen = SecurityScreen(text)
         else:
             names = tuple(dict.fromkeys(h.code for h in hits))
             screen = SecurityScreen(mask(text, ((h.start, h.end) for h in hits)), names)

@@ -31,7 +31,7 @@ _NON_SPACE = re.compile(r"\S+")
 
 def detect_language(text: str) -> str:
     """ "zh" when the text contains any CJK character, else "en"."""
-    return "zh" if CJK.search(text) else "en"
+    return "zh" if not text.isascii() and CJK.search(text) else "en"
 
 
 class AliasEntry(NamedTuple):

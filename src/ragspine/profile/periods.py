@@ -48,6 +48,11 @@ class Period:
         return Period(self.year + years, self.type)
 
 
+# Periods are values: the resolvers hand out one shared instance per period instead of
+# building a frozen dataclass for every match.
+_period = lru_cache(maxsize=4096)(Period)
+
+
 @dataclass(frozen=True)
 class FiscalCalendar:
     """Fiscal years end in ``year_end_month`` and are named by the calendar year they end in."""
@@ -233,94 +238,94 @@ _RELATIVE_COMBOS: list[tuple[str, Resolver]] = [
     # --- relative year + sub-period
     (
         rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*(?P<h>[上下])半年",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_zh(m["h"])),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), _half_zh(m["h"])),
     ),
     (
         rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q(m["q"])),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), _q(m["q"])),
     ),
     (
         rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*[Qq](?P<q>[1-4])",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
     ),
     (
         rf"(?P<ry>{_RY_ZH})\s*(?:的)?\s*[Hh](?P<h>[12])",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
     ),
     (
         rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half\s+(?:of\s+)?(?P<ry>{_RY_EN})",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
     ),
     (
         rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})\s+quarter\s+(?:of\s+)?(?P<ry>{_RY_EN})",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _q_en(m["q"])),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), _q_en(m["q"])),
     ),
     (
         rf"{_B}(?P<ry>{_RY_EN})'s\s+(?P<h>{_ORD_H})\s+half",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), _half_en(m["h"])),
     ),
     (
         rf"{_B}[Hh](?P<h>[12])\s+(?:of\s+)?(?P<ry>{_RY_EN})",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), f"H{m['h']}"),
     ),
     (
         rf"{_B}[Qq](?P<q>[1-4])\s+(?:of\s+)?(?P<ry>{_RY_EN})",
-        lambda m, d, c: Period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
+        lambda m, d, c: _period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
     ),
 ]
 _ABSOLUTE: list[tuple[str, Resolver]] = [
     # --- absolute year + sub-period
     (
         rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})\s+quarter\s+(?:of\s+)?(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
-        lambda m, d, c: Period(int(m["y"]), _q_en(m["q"])),
+        lambda m, d, c: _period(int(m["y"]), _q_en(m["q"])),
     ),
     (
         rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half\s+(?:of\s+)?(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
-        lambda m, d, c: Period(int(m["y"]), _half_en(m["h"])),
+        lambda m, d, c: _period(int(m["y"]), _half_en(m["h"])),
     ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
-        lambda m, d, c: Period(_year(m["y"]), _q(m["q"])),
+        lambda m, d, c: _period(_year(m["y"]), _q(m["q"])),
     ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?P<h>[上下])半年",
-        lambda m, d, c: Period(_year(m["y"]), _half_zh(m["h"])),
+        lambda m, d, c: _period(_year(m["y"]), _half_zh(m["h"])),
     ),
     (
         rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*年?\s*[Qq](?P<q>[1-4])(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
         rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*年?\s*[Hh](?P<h>[12])(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"H{m['h']}"),
     ),
     (
         rf"{_B}[Qq](?P<q>[1-4])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
         rf"{_B}[Hh](?P<h>[12])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"H{m['h']}"),
     ),
     (
         rf"(?<![\dA-Za-z])(?P<q>[1-4])\s*Q\s*(?P<y>{_YEAR})(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"Q{m['q']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
         rf"(?<![\dA-Za-z])(?P<h>[12])\s*H\s*(?P<y>{_YEAR})(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), f"H{m['h']}"),
+        lambda m, d, c: _period(_year(m["y"]), f"H{m['h']}"),
     ),
     # --- whole fiscal years
-    (rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})(?![\d])", lambda m, d, c: Period(_year(m["y"]), "FY")),
+    (rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})(?![\d])", lambda m, d, c: _period(_year(m["y"]), "FY")),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*年?\s*(?:财年度?|财政年度|会计年度)",
-        lambda m, d, c: Period(_year(m["y"]), "FY"),
+        lambda m, d, c: _period(_year(m["y"]), "FY"),
     ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年度?(?![\d])",
-        lambda m, d, c: Period(_year(m["y"]), "FY"),
+        lambda m, d, c: _period(_year(m["y"]), "FY"),
     ),
-    (rf"{_NOT_BEFORE}(?P<y>{_YEAR4}){_NOT_AFTER_YEAR}", lambda m, d, c: Period(int(m["y"]), "FY")),
+    (rf"{_NOT_BEFORE}(?P<y>{_YEAR4}){_NOT_AFTER_YEAR}", lambda m, d, c: _period(int(m["y"]), "FY")),
 ]
 _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
     # --- the latest complete fiscal years: "近三年", "过去5个财年", "the past three years"
@@ -342,16 +347,16 @@ _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
         rf"上季度|上个季度|上一季度|{_B}(?:last|previous|prior)\s+quarter{_E}",
         lambda m, d, c: c.previous_quarter(d),
     ),
-    (rf"(?P<ry>{_RY_ZH})", lambda m, d, c: Period(_rel_year(m["ry"], d, c), "FY")),
-    (rf"{_B}(?P<ry>{_RY_EN}){_E}", lambda m, d, c: Period(_rel_year(m["ry"], d, c), "FY")),
-    (r"(?P<h>[上下])半年", lambda m, d, c: Period(c.fiscal_year(d), _half_zh(m["h"]))),
+    (rf"(?P<ry>{_RY_ZH})", lambda m, d, c: _period(_rel_year(m["ry"], d, c), "FY")),
+    (rf"{_B}(?P<ry>{_RY_EN}){_E}", lambda m, d, c: _period(_rel_year(m["ry"], d, c), "FY")),
+    (r"(?P<h>[上下])半年", lambda m, d, c: _period(c.fiscal_year(d), _half_zh(m["h"]))),
     (
         rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})\s+half{_E}",
-        lambda m, d, c: Period(c.fiscal_year(d), _half_en(m["h"])),
+        lambda m, d, c: _period(c.fiscal_year(d), _half_en(m["h"])),
     ),
-    (r"第\s*(?P<q>[一二三四1-4])\s*季度", lambda m, d, c: Period(c.fiscal_year(d), _q(m["q"]))),
-    (rf"{_B}[Qq](?P<q>[1-4]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"Q{m['q']}")),
-    (rf"{_B}[Hh](?P<h>[12]){_E}", lambda m, d, c: Period(c.fiscal_year(d), f"H{m['h']}")),
+    (r"第\s*(?P<q>[一二三四1-4])\s*季度", lambda m, d, c: _period(c.fiscal_year(d), _q(m["q"]))),
+    (rf"{_B}[Qq](?P<q>[1-4]){_E}", lambda m, d, c: _period(c.fiscal_year(d), f"Q{m['q']}")),
+    (rf"{_B}[Hh](?P<h>[12]){_E}", lambda m, d, c: _period(c.fiscal_year(d), f"H{m['h']}")),
 ]
 _RULES = [*_RELATIVE_COMBOS, *_ABSOLUTE, *_RELATIVE_ALONE]
 _FIRST_RELATIVE_ALONE = len(_RELATIVE_COMBOS) + len(_ABSOLUTE)
