@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
 from datetime import date
 
 import pytest
@@ -330,3 +331,67 @@ def test_the_base_of_a_change_is_not_a_period_to_look_up(question: str, periods:
 )
 def test_generic_words_next_to_slots_are_not_unknown_entities(question: str) -> None:
     assert parse(question).unknown_entities == ()
+
+
+_FY2024 = Period(2024, "FY")
+
+
+@pytest.mark.parametrize(
+    ("question", "filled"),
+    [
+        (
+            "新加坡FY2024收入是多少",
+            {"metrics": ("REVENUE",), "periods": (_FY2024,), "unknown_entities": ("新加坡",)},
+        ),
+        ("香港的综合成本率是多少", {"entities": ("ACME_HK",), "unknown_metrics": ("综合成本率",)}),
+        (
+            "香港代理人渠道和银保渠道2024年收入",
+            {
+                "metrics": ("REVENUE",),
+                "entities": ("ACME_HK",),
+                "periods": (_FY2024,),
+                "channels": ("AGENCY", "BANCA"),
+            },
+        ),
+        (
+            "香港2001年至2024年的收入",
+            {
+                "metrics": ("REVENUE",),
+                "entities": ("ACME_HK",),
+                "long_range": (Period(2001, "FY"), _FY2024),
+            },
+        ),
+        (
+            "香港收入同比增长多少",
+            {"metrics": ("REVENUE",), "entities": ("ACME_HK",), "growth": True},
+        ),
+        ("竞安保险的收入", {"metrics": ("REVENUE",), "external_entity": "竞安保险"}),
+        (
+            "What was Hong Kong revenue in FY2024?",
+            {
+                "metrics": ("REVENUE",),
+                "entities": ("ACME_HK",),
+                "periods": (_FY2024,),
+                "language": "en",
+            },
+        ),
+    ],
+)
+def test_each_field_holds_what_its_name_says_and_the_rest_keep_their_defaults(
+    question: str, filled: dict[str, object]
+) -> None:
+    # The parser builds its result positionally: a field read into the wrong place shows here.
+    listed = {"metric": "metrics", "entity": "entities", "period": "periods", "channel": "channels"}
+    expected = {
+        **{f.name: f.default for f in fields(ParsedIntent) if f.default is not MISSING},
+        "raw_question": question,
+        "route": ROUTE_STRUCTURED,
+        "extra": {},
+        "language": "zh",
+        **filled,
+    }
+    for single, many in listed.items():
+        values = expected[many]
+        assert isinstance(values, tuple)
+        expected[single] = values[0] if values else None
+    assert {f.name: getattr(parse(question), f.name) for f in fields(ParsedIntent)} == expected

@@ -127,23 +127,26 @@ def parse_intent(
     )
     numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
+    # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of
+    # a parse. Each line names its field.
     return ParsedIntent(
-        raw_question=asked,
-        route=route,
-        metric=metrics[0] if metrics else None,
-        entity=entities[0] if entities else None,
-        period=periods[0] if periods else None,
-        channel=channels[0] if channels else None,
-        metrics=metrics,
-        entities=entities,
-        periods=periods,
-        external_entity=screen.hits[0] if screen.hit else None,
-        unknown_entities=names,
-        growth=bool(metrics) and bool(bases or cue_hits["growth"]),
-        language=detect_language(question),
-        channels=channels,
-        unknown_metrics=unknown_metrics,
-        long_range=long_range,
+        asked,  # raw_question
+        route,
+        metrics[0] if metrics else None,  # metric
+        entities[0] if entities else None,  # entity
+        periods[0] if periods else None,  # period
+        channels[0] if channels else None,  # channel
+        metrics,
+        entities,
+        periods,
+        screen.hits[0] if screen.hit else None,  # external_entity
+        names,  # unknown_entities
+        bool(metrics) and bool(bases or cue_hits["growth"]),  # growth
+        detect_language(question),  # language
+        {},  # extra
+        channels,
+        unknown_metrics,
+        long_range,
     )
 
 

@@ -48,8 +48,8 @@ class MockProvider:
         slots = _last_slot_hint(messages)
         if slots is None:
             return _text_response("I could not determine which figure the question asks for.")
-        call = ToolCall(id="mock-call-1", name=str(tools[0]["name"]), arguments=slots)
-        return ProviderResponse(text="", tool_calls=[call], stop_reason="tool_use")
+        call = ToolCall("mock-call-1", str(tools[0]["name"]), slots)
+        return ProviderResponse("", [call], "tool_use")
 
 
 def _text_response(text: str) -> ProviderResponse:
