@@ -308,7 +308,10 @@ def _structured_answer(
 def _kind(results: list[ToolResult]) -> AnswerKind:
     if len(results) == 1:  # most questions: one result, whose status names the kind
         return _KIND_OF_ONE[results[0].status]
-    statuses = {r.status for r in results}
+    return _kind_of({r.status for r in results})
+
+
+def _kind_of(statuses: set[ToolStatus]) -> AnswerKind:
     if statuses == {ToolStatus.FOUND}:
         return AnswerKind.FOUND
     if ToolStatus.FOUND in statuses:
@@ -318,12 +321,7 @@ def _kind(results: list[ToolResult]) -> AnswerKind:
     return AnswerKind.NOT_FOUND
 
 
-_KIND_OF_ONE = {
-    ToolStatus.FOUND: AnswerKind.FOUND,
-    ToolStatus.UNRECOGNIZED: AnswerKind.UNRECOGNIZED,
-    ToolStatus.NOT_FOUND: AnswerKind.NOT_FOUND,
-    ToolStatus.ERROR: AnswerKind.NOT_FOUND,
-}
+_KIND_OF_ONE = {status: _kind_of({status}) for status in ToolStatus}
 
 
 def _dedupe(sources: list[Source]) -> list[Source]:

@@ -7,12 +7,13 @@ owns the matchers the intent parser and the query tool share, so both agree on w
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import NamedTuple
 
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.model import ChannelDef, DomainProfile, EntityDef, MetricDef
 from ragspine.profile.periods import FiscalCalendar, Period, normalize_period
 from ragspine.profile.regex_starts import compile_guarded
 
@@ -65,11 +66,8 @@ class Glossary:
     def are_codes(self, metric: str, entity: str, channel: str) -> bool:
         """True when the three are the profile's own codes of a metric, entity and channel."""
         kinds = self.kinds
-        return (
-            kinds.get(metric) == METRIC
-            and kinds.get(entity) == ENTITY
-            and (kinds.get(channel) == CHANNEL)
-        )
+        found = (kinds.get(metric), kinds.get(entity), kinds.get(channel))
+        return found == (METRIC, ENTITY, CHANNEL)
 
     def match_terms(self, text: str, *, respace: bool = True) -> TermMatches:
         """Longest-first alias hits, with two corrections every reader of text needs.
@@ -134,17 +132,20 @@ def build_glossary(profile: DomainProfile) -> Glossary:
         terms=AliasMatcher(entries),
         competitors=AliasMatcher(competitors, flexible_spaces=True),
         calendar=FiscalCalendar(profile.fiscal.year_end_month),
-        kinds={item.code: kind for kind, items in _KINDS for item in getattr(profile, items)},
+        kinds={item.code: kind for kind, items in _terms_by_kind(profile) for item in items},
     )
 
 
-_KINDS = ((METRIC, "metrics"), (ENTITY, "entities"), (CHANNEL, "channels"))
+def _terms_by_kind(
+    profile: DomainProfile,
+) -> tuple[tuple[str, Sequence[EntityDef | MetricDef | ChannelDef]], ...]:
+    return ((METRIC, profile.metrics), (ENTITY, profile.entities), (CHANNEL, profile.channels))
 
 
 def _term_entries(profile: DomainProfile) -> list[AliasEntry]:
     entries: list[AliasEntry] = []
-    for kind, items in _KINDS:
-        for item in getattr(profile, items):
+    for kind, items in _terms_by_kind(profile):
+        for item in items:
             for alias in (item.code, item.name_zh, item.name_en, *item.aliases):
                 if alias:
                     entries.append(AliasEntry(alias, kind, item.code))
