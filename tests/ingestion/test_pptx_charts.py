@@ -476,7 +476,7 @@ def test_a_figure_only_charted_is_answered_with_its_chart_locator(workspace: Wor
     with RAGSpine.open(workspace.root) as rag:
         result = rag.ask("What was group operating profit in FY2024?")
     assert result.answer_kind == "found"
-    assert "6300" in result.answer
+    assert "US$ 6,300 m" in result.answer
     assert [(s.doc, s.locator) for s in result.sources] == [
         (DOC, _chart_locator(1, 1, "Operating profit", "FY2024"))
     ]

@@ -99,15 +99,15 @@ def test_a_keyword_in_a_table_cell_survives_an_owner_sidecar(
     ws = tmp_path / "ws"
     ingest(folder, ws)
     assert level_of(ws, name) == "RESTRICTED"
-    assert "2710" in answer(ws, "RESTRICTED")  # the question does find the figure
+    assert "2,710" in answer(ws, "RESTRICTED")  # the question does find the figure
 
     sidecar(path, owner="finance")
     output = ingest(folder, ws)
 
     assert "│     1 │        0 │       0 │        1 │" in output  # a metadata-only update
     assert level_of(ws, name) == "RESTRICTED"
-    assert "2710" not in answer(ws)
-    assert "2710" not in answer(ws, "CONFIDENTIAL")
+    assert "2,710" not in answer(ws)
+    assert "2,710" not in answer(ws, "CONFIDENTIAL")
 
 
 # --------------------------------------------------------------------------- sidecar rules
@@ -132,8 +132,8 @@ def test_a_lower_sidecar_is_ignored_without_override_and_the_summary_says_so(
         "sensitivity board_pack.xlsx: sidecar sensitivity PUBLIC ignored: the file's name or "
         'content makes it RESTRICTED; add "sensitivity_override": true to lower it'
     ) in " ".join(output.split())
-    assert "2710" not in answer(ws, "PUBLIC")
-    assert "2710" not in answer(ws)
+    assert "2,710" not in answer(ws, "PUBLIC")
+    assert "2,710" not in answer(ws)
     with store(ws) as s:
         assert s.document_audit("board_pack.xlsx") == []
 
@@ -149,7 +149,7 @@ def test_an_explicit_override_lowers_the_level_and_is_audited(board: Path, tmp_p
         "sensitivity board_pack.xlsx: sensitivity PUBLIC set by the sidecar's "
         "sensitivity_override (content says RESTRICTED; recorded in the audit log)"
     ) in " ".join(output.split())
-    assert "2710" in answer(ws, "PUBLIC")
+    assert "2,710" in answer(ws, "PUBLIC")
     with store(ws) as s:
         audit = s.document_audit("board_pack.xlsx")
     assert [(a.action, a.detail) for a in audit] == [
@@ -176,7 +176,7 @@ def test_metadata_only_updates_recompute_from_the_content_level(
 
     assert "│     1 │        0 │       0 │        1 │" in output
     assert level_of(ws, "board_pack.xlsx") == "RESTRICTED"
-    assert "2710" not in answer(ws, "PUBLIC")
+    assert "2,710" not in answer(ws, "PUBLIC")
     with store(ws) as s:
         assert {b.sensitivity for b in s.list_blocks("board_pack.xlsx")} <= {"RESTRICTED"}
         assert len(s.document_audit("board_pack.xlsx")) == 1
@@ -187,14 +187,14 @@ def test_a_sidecar_may_raise_the_level(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ingest(book.parent, ws)
     assert level_of(ws, "hk.xlsx") == "INTERNAL"
-    assert "2710" in answer(ws, "INTERNAL")
+    assert "2,710" in answer(ws, "INTERNAL")
 
     sidecar(book, sensitivity="RESTRICTED")
     output = ingest(book.parent, ws)
 
     assert level_of(ws, "hk.xlsx") == "RESTRICTED"
     assert "sensitivity hk.xlsx" not in output  # raising needs no note
-    assert "2710" not in answer(ws)
+    assert "2,710" not in answer(ws)
 
 
 def test_an_override_that_is_not_a_boolean_fails_that_file(board: Path, tmp_path: Path) -> None:
@@ -210,9 +210,10 @@ def test_a_workspace_from_before_the_content_level_reads_the_file_again(
 ) -> None:
     ws = tmp_path / "ws"
     ingest(board.parent, ws)
-    # What an older ragspine wrote: schema version 1, no content level column.
+    # What an older ragspine wrote: schema version 1, no content level or hidden count column.
     with closing(sqlite3.connect(ws / "ragspine.db")) as conn:
         conn.execute("ALTER TABLE documents DROP COLUMN content_sensitivity")
+        conn.execute("ALTER TABLE documents DROP COLUMN n_hidden")
         conn.execute("DROP TABLE document_audit")
         conn.execute("UPDATE schema_version SET version = 1 WHERE component = 'ingest'")
         conn.commit()
@@ -234,6 +235,7 @@ def test_asking_a_workspace_from_before_the_content_level_says_to_ingest_first(
     ingest(board.parent, ws)
     with closing(sqlite3.connect(ws / "ragspine.db")) as conn:
         conn.execute("ALTER TABLE documents DROP COLUMN content_sensitivity")
+        conn.execute("ALTER TABLE documents DROP COLUMN n_hidden")
         conn.execute("UPDATE schema_version SET version = 1 WHERE component = 'ingest'")
         conn.commit()
     before = (ws / "ragspine.db").read_bytes()
@@ -271,7 +273,7 @@ def test_a_conflict_item_never_quotes_a_more_sensitive_value(tmp_path: Path) -> 
     assert "hk.xlsx" in listed()
     assert "hk.xlsx" in listed("--clearance", "RESTRICTED")
     assert "hk.xlsx" not in listed("--clearance", "INTERNAL")
-    assert "2165" not in answer(ws, "INTERNAL")
+    assert "2,165" not in answer(ws, "INTERNAL")
 
     sidecar(hk, owner="finance")  # a metadata update keeps the item at the level it mentions
     ingest(folder, ws)
@@ -344,8 +346,8 @@ def copy_pair(tmp_path: Path) -> tuple[Path, Path]:
 
 def assert_copy_raised(ws: Path) -> None:
     assert level_of(ws, "shared/hk_copy.xlsx") == "CONFIDENTIAL"
-    assert "2710" not in answer(ws, "INTERNAL")
-    assert "2710" in answer(ws, "CONFIDENTIAL")
+    assert "2,710" not in answer(ws, "INTERNAL")
+    assert "2,710" in answer(ws, "CONFIDENTIAL")
     with store(ws) as s:
         facts = s.list_facts(doc_id="shared/hk_copy.xlsx") + s.list_facts(doc_id="finance/hk.xlsx")
         assert facts and {f.sensitivity for f in facts} == {"CONFIDENTIAL"}

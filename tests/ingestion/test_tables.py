@@ -45,7 +45,7 @@ def test_labels_must_be_fully_explained(glossary: Glossary) -> None:
     assert read_label("新业务价值 - 代理人渠道", glossary).key == "NBV/AGENCY"
     assert not read_label("其他收入", glossary).covered
     assert not read_label("收入增长率 %", glossary).covered
-    assert not read_label("营运利润率", glossary).covered
+    assert not read_label("净利润率", glossary).covered
     assert read_label("2025 Q3", glossary).key == "2025Q3"
     assert read_label("去年", glossary).periods == ()  # documents use absolute periods only
 

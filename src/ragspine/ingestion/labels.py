@@ -1,7 +1,8 @@
 """Read table headers, titles and captions into controlled codes.
 
 A header *label* maps only when every character is accounted for: aliases (longest first),
-period expressions, unit markers, punctuation and a few connecting words. "其他" +
+period expressions, unit markers (``unit_markers``: "Sales (A$ m)", "销售额（港币百万元）"),
+punctuation and a few connecting words; footnote marks ("Sales¹") are dropped first. "其他" +
 a metric alias ("other <metric>") leaves "其他" unexplained, so it does not map to that metric —
 it goes to review. A header may name its year relative to the document ("本年", "上年同期",
 "Prior year", "PY"): the reading keeps the offset and the table mapper resolves it against the
@@ -17,7 +18,8 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
-from ragspine.ingestion.numbers import UNIT_NOTE, UnitSpec, find_unit
+from ragspine.ingestion.unit_markers import read_units
+from ragspine.ingestion.unit_words import Marker
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary
 from ragspine.profile.matching import AliasHit, mask
 from ragspine.profile.periods import Period, find_periods, find_relative_years
@@ -32,6 +34,11 @@ _CONNECTORS = re.compile(
 )
 
 
+# Footnote marks a label may carry ("Sales¹", "Sales⁽²⁾"): removed before NFKC reads them
+# as digits.
+_FOOTNOTE_MARKS = re.compile(r"⁽[⁰¹²³⁴⁵⁶⁷⁸⁹a-z]+⁾|[⁰¹²³⁴⁵⁶⁷⁸⁹]+|[†‡]")
+
+
 @dataclass(frozen=True)
 class LabelReading:
     text: str
@@ -40,7 +47,8 @@ class LabelReading:
     channels: tuple[str, ...] = ()
     periods: tuple[Period, ...] = ()
     relative_years: tuple[int, ...] = ()  # offsets of "本年" (0), "上年" (-1) … in the label
-    unit: UnitSpec | None = None
+    unit: Marker | None = None
+    unknown_units: tuple[str, ...] = ()  # unit-like tokens in the text nobody could read
     covered: bool = True
 
     @property
@@ -56,15 +64,12 @@ class LabelReading:
 
 def read_label(text: str, glossary: Glossary, *, prose: bool = False) -> LabelReading:
     """Codes named by ``text``; ``covered`` is False when something in a label is unexplained."""
-    clean = unicodedata.normalize("NFKC", text)
+    clean = unicodedata.normalize("NFKC", _FOOTNOTE_MARKS.sub(" ", text))
     spans: list[tuple[int, int]] = []
     if prose:
         clean = mask(clean, ((h.start, h.end) for h in glossary.competitors.finditer(clean)))
-    found = find_unit(clean)
-    unit = found[0] if found else None
-    if found:
-        spans.append(found[1])
-    spans += [m.span() for m in UNIT_NOTE.finditer(clean)]
+    units = read_units(clean, glossary.profile.company.reporting_currency, prose=prose)
+    spans += units.spans
     periods = [p for p in find_periods(clean, _ANY_DAY, glossary.calendar) if not p.relative]
     spans += [(p.start, p.end) for p in periods]
     relative = find_relative_years(mask(clean, spans))
@@ -79,8 +84,9 @@ def read_label(text: str, glossary: Glossary, *, prose: bool = False) -> LabelRe
         channels=_codes(terms.hits, CHANNEL),
         periods=tuple(dict.fromkeys(p.period for p in periods)),
         relative_years=tuple(dict.fromkeys(r.offset for r in relative)),
-        unit=unit,
-        covered=prose or (not residual and not terms.other_metrics),
+        unit=units.marker,
+        unknown_units=units.unknown,
+        covered=prose or not (residual or terms.other_metrics or units.unknown),
     )
 
 

@@ -28,7 +28,7 @@ cells ``textbox=2,table=1,row=1,col=2``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
@@ -51,7 +51,10 @@ class Cell:
     ``number_format`` is the source's format string ("0.0%", "#,##0", "$#,##0") when known.
     ``ref`` is the sheet's own address ("C4") for spreadsheets, else "".
     ``confidence`` is the OCR engine's score (0–1) for text read off a scanned page; it is None
-    for text a file stores, which is exact.
+    for text a file stores, which is exact. ``hidden`` is set on a cell the file hides from its
+    reader (a hidden sheet, row or column, a hidden slide, hidden Word text), which a reader
+    returns only when made with ``include_hidden``: such a cell never outranks a visible one
+    (``ingestion.conflicts.set_aside_hidden``).
     """
 
     row: int
@@ -62,6 +65,7 @@ class Cell:
     ref: str = ""
     merged: bool = False
     confidence: float | None = None
+    hidden: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,13 +123,46 @@ class ExtractedDocument:
     blocks: list[TextBlock] = field(default_factory=list)
     issues: list[ReaderIssue] = field(default_factory=list)
     title: str = ""
+    # What the reader skipped as hidden, counted in the format's own unit (``HIDDEN_UNITS``):
+    # a draft sheet or a hidden slide must not answer beside what the reader of the file sees.
+    hidden: int = 0
+
+
+# What ``ExtractedDocument.hidden`` counts, by file kind (suffix without the dot).
+HIDDEN_UNITS = {"xlsx": "cell", "xlsm": "cell", "pptx": "slide", "docx": "text run"}
+
+
+# What the extractor version of a document read with its hidden content, and of a fact read
+# from a hidden cell, ends with: "4+hidden".
+HIDDEN_MARK = "+hidden"
+
+
+def read_from_hidden(extractor_version: str | None) -> bool:
+    """Whether a fact or document with this extractor version was read from hidden content."""
+    return extractor_version is not None and extractor_version.endswith(HIDDEN_MARK)
+
+
+def hiding_cells(table: Table) -> Table:
+    """``table`` with every cell marked hidden (a table on a hidden slide)."""
+    cells = tuple(tuple(replace(cell, hidden=True) for cell in row) for row in table.cells)
+    return replace(table, cells=cells)
+
+
+def hidden_note(kind: str, count: int) -> str:
+    """ "3 hidden cells skipped" for ``count`` hidden units of a ``kind`` file; "" for none."""
+    if count <= 0:
+        return ""
+    unit = HIDDEN_UNITS.get(kind, "item")
+    return f"{count} hidden {unit}{'' if count == 1 else 's'} skipped"
 
 
 class Reader(Protocol):
     """Reads one file format into the intermediate form.
 
     Raises ``ragspine.errors.IngestError`` naming the file and the reason for any file it
-    cannot read (corrupt, encrypted, password-protected, not really this format...).
+    cannot read (corrupt, encrypted, password-protected, not really this format...). Content
+    the file hides from its own reader (hidden sheets, rows, columns, slides, text) is skipped
+    and counted in ``hidden`` unless the reader was made with ``include_hidden``.
     """
 
     suffixes: tuple[str, ...]

@@ -2,8 +2,10 @@
 
 "(123)" is −123, "1,234.5" and full-width "１２３" are plain numbers, "55.2%" is a percentage,
 "—", "n/a" or "nm" is an empty cell (``is_empty``), and "约1,300" or "1,300*" is a number
-nobody should trust without a look (approximate or footnoted). Units and scales ("US$m",
-"百万美元", "亿元", "bps") normalise amounts to millions so one key always means one scale.
+nobody should trust without a look (approximate or footnoted). A unit written around the number
+("HK$ 950", "3.5bn", "8,800万元") is kept as the number's marker; text around it that is not a
+unit marker makes the cell no number. Footnote marks of every form ("1300¹", "1300⁽¹⁾",
+"1300 (1)", "1300*", "1300†", "1300[a]") are taken off before NFKC, which would read "¹" as "1".
 """
 
 from __future__ import annotations
@@ -13,21 +15,17 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ragspine.ingestion.unit_markers import read_affix
+from ragspine.ingestion.unit_words import Marker
+from ragspine.units import UnitKind
+
 
 @dataclass(frozen=True)
 class ParsedNumber:
     value: float
     percent: bool = False
     approximate: bool = False
-
-
-@dataclass(frozen=True)
-class UnitSpec:
-    """A normalised unit and the factor that converts a written number into it."""
-
-    unit: str
-    factor: float = 1.0
-    percent: bool = False
+    marker: Marker | None = None  # the unit written around the number, if any
 
 
 # What report tables write for "no value here"; "nm" is "not meaningful".
@@ -35,8 +33,12 @@ _EMPTY = frozenset(
     {"", "-", "—", "–", "--", "n/a", "na", "n.a.", "nm", "n.m.", "nil", "/", "不适用", "无"}
 )
 _APPROX_PREFIX = re.compile(r"^(?:约|大约|近|逾|~|≈|c\.|ca\.|approx\.?|about)\s*", re.IGNORECASE)
-_FOOTNOTE_SUFFIX = re.compile(r"(?:\*+|†|‡|\([a-z]\)|[¹²³])$")
-_CURRENCY_PREFIX = re.compile(r"^(?:US\$|HK\$|RMB|USD|HKD|CNY|\$|¥|￥)\s*", re.IGNORECASE)
+# Read on the raw text, before NFKC turns "¹" into "1"; one or more marks at the end.
+_FOOTNOTE_SUFFIX = re.compile(
+    r"(?:[⁰¹²³⁴⁵⁶⁷⁸⁹]+|⁽[⁰¹²³⁴⁵⁶⁷⁸⁹a-z]+⁾|\s*\((?:\d{1,2}|[a-z])\)|\s*\[(?:\d{1,2}|[a-z])\]"
+    r"|\s*[*†‡]+)+$"
+)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _PLAIN = re.compile(r"^\d+(?:\.\d+)?$")
 _GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
 
@@ -46,16 +48,17 @@ def is_empty(text: str) -> bool:
     return unicodedata.normalize("NFKC", text).strip().lower() in _EMPTY
 
 
-def parse_number(text: str) -> ParsedNumber | None:
-    """The number a cell shows, or None when the cell holds no number."""
+def parse_number(text: str, reporting_currency: str | None = None) -> ParsedNumber | None:
+    """The number a cell shows, or None when the cell holds no number.
+
+    ``reporting_currency`` settles a symbol several currencies write ("$", "¥").
+    """
     if is_empty(text):
         return None
-    raw = unicodedata.normalize("NFKC", text).strip()
-    approximate = False
+    raw, footnoted = _without_footnote(text.strip())
+    raw = unicodedata.normalize("NFKC", raw).strip()
+    approximate = footnoted
     stripped = _APPROX_PREFIX.sub("", raw)
-    if stripped != raw:
-        approximate, raw = True, stripped
-    stripped = _FOOTNOTE_SUFFIX.sub("", raw).rstrip()
     if stripped != raw:
         approximate, raw = True, stripped
     negative = False
@@ -63,54 +66,50 @@ def parse_number(text: str) -> ParsedNumber | None:
         negative, raw = True, raw[1:-1].strip()
     if raw[:1] in "-−":
         negative, raw = not negative, raw[1:].strip()
-    raw = _CURRENCY_PREFIX.sub("", raw)
-    percent = raw.endswith("%")
-    raw = raw.rstrip("%").strip()
-    if not (_PLAIN.match(raw) or _GROUPED.match(raw)):
+    found = _NUMBER.search(raw)
+    if found is None:
         return None
-    value = float(raw.replace(",", ""))
+    prefix, digits, suffix = raw[: found.start()], found.group(), raw[found.end() :]
+    if prefix.endswith(("'", "’")):
+        return None  # "HK$'000", "£'000": a thousands marker in a header, not the number 0
+    if prefix.rstrip().endswith(("-", "−")):
+        negative, prefix = not negative, prefix.rstrip()[:-1]  # "HK$-950"
+    try:
+        marker = _one_marker(
+            read_affix(prefix, reporting_currency), read_affix(suffix, reporting_currency)
+        )
+    except ValueError:
+        return None  # "FY2024", "12.5x", "2024年": text around the number that is no unit
+    if not (_PLAIN.match(digits) or _GROUPED.match(digits)):
+        return None
+    value = float(digits.replace(",", ""))
     if math.isinf(value):
         return None  # more digits than a float holds ("9" x 400): unreadable, never infinity
-    return ParsedNumber(-value if negative else value, percent, approximate)
+    percent = marker is not None and marker.kind == UnitKind.PERCENT and marker.scale == 0
+    return ParsedNumber(-value if negative else value, percent, approximate, marker)
 
 
-# Most specific first: "US$bn" must not be read as "US$" + something else.
-_UNITS: tuple[tuple[re.Pattern[str], UnitSpec], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), spec)
-    for pattern, spec in (
-        (r"US\$\s*bn|USD\s*bn|US\$\s*billion|USD\s*billion|十亿美元", UnitSpec("USD_M", 1000.0)),
-        (
-            r"US\$\s*'?000|USD\s*'?000|US\$\s*thousands?|USD\s*thousands?|千美元",
-            UnitSpec("USD_M", 0.001),
-        ),
-        (
-            r"US\$\s*m(?:n|illion)?(?![A-Za-z])|USD\s*m(?:n|illion)?(?![A-Za-z])|百万美元|美元百万",
-            UnitSpec("USD_M"),
-        ),
-        (r"人民币亿元|亿元|RMB\s*100\s*m(?:illion)?(?![A-Za-z])", UnitSpec("CNY_M", 100.0)),
-        (
-            r"人民币百万元|百万元人民币|RMB\s*m(?:illion)?(?![A-Za-z])|CNY\s*m(?![A-Za-z])",
-            UnitSpec("CNY_M"),
-        ),
-        (r"(?<![A-Za-z])bps(?![A-Za-z])|基点", UnitSpec("PCT", 0.01)),
-        (r"%|％|百分比|percent(?:age)?", UnitSpec("PCT", percent=True)),
+def _without_footnote(text: str) -> tuple[str, bool]:
+    """``text`` without a trailing footnote mark, and whether it had one. "(1)" alone is −1."""
+    found = _FOOTNOTE_SUFFIX.search(text)
+    if found is None or not any(c.isdigit() for c in text[: found.start()]):
+        return text, False
+    return text[: found.start()].rstrip(), True
+
+
+def _one_marker(before: Marker | None, after: Marker | None) -> Marker | None:
+    """The unit a prefix and a suffix state together ("HK$" + "m"); ValueError on a clash."""
+    if before is None or after is None:
+        return before or after
+    if before.kind == UnitKind.PERCENT or after.kind == UnitKind.PERCENT:
+        raise ValueError("a percent beside another unit")
+    if before.currency and after.currency and before.currency != after.currency:
+        raise ValueError("two currencies")
+    if before.scale is not None and after.scale is not None:
+        raise ValueError("two scales")
+    return Marker(
+        before.kind or after.kind,
+        before.currency or after.currency,
+        before.scale if before.scale is not None else after.scale,
+        f"{before.text} {after.text}",
     )
-)
-UNIT_NOTE = re.compile(r"单位\s*[:：]?|units?\s*[:：]|in\s+(?=US\$|USD|RMB)", re.IGNORECASE)
-
-
-def find_unit(text: str) -> tuple[UnitSpec, tuple[int, int]] | None:
-    """The first unit marker in ``text`` and its span."""
-    best: tuple[UnitSpec, tuple[int, int]] | None = None
-    for pattern, spec in _UNITS:
-        match = pattern.search(text)
-        if match and (best is None or match.start() < best[1][0]):
-            best = (spec, match.span())
-    return best
-
-
-def unit_from_number_format(number_format: str) -> UnitSpec | None:
-    """Spreadsheet formats: "0.0%" is a percentage of a stored fraction."""
-    if "%" in number_format:
-        return UnitSpec("PCT", 100.0, percent=True)
-    return None

@@ -17,51 +17,58 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-import os
-import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from ragspine.errors import IngestError, StoreError, UsageError
-from ragspine.ingestion.instructions import describe, find_instructions
+from ragspine.errors import IngestError, StoreError
+from ragspine.ingestion.copies import Copies, as_copy, is_copy, recorded_version
+from ragspine.ingestion.discovery import SourceFile, discover
+from ragspine.ingestion.file_metadata import (
+    METADATA_SUFFIX,
+    override_note,
+    read_metadata,
+    stored_level,
+    update_metadata,
+)
 from ragspine.ingestion.isolation import library_notes
-from ragspine.ingestion.model import ExtractedDocument
-from ragspine.ingestion.readers import SUPPORTED_SUFFIXES, reader_for
+from ragspine.ingestion.model import HIDDEN_MARK, ExtractedDocument
+from ragspine.ingestion.readers import reader_for
 from ragspine.ingestion.readers.boundary import describe as describe_error
 from ragspine.ingestion.review import carry_over
+from ragspine.ingestion.rows import build
 from ragspine.ingestion.safety import SafetyLimits, WorkBudget, check_file
-from ragspine.ingestion.sensitivity import (
-    SensitivityDecision,
-    content_sensitivity,
-    decide_sensitivity,
-)
-from ragspine.ingestion.tables import (
-    CandidateFact,
-    ReviewCandidate,
-    ReviewReason,
-    map_table,
-)
-from ragspine.profile.glossary import ENTITY, Glossary, glossary_for
-from ragspine.profile.matching import detect_language, mask
+from ragspine.ingestion.table_results import CandidateFact
+from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.model import DomainProfile
-from ragspine.profile.periods import find_periods
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.chunking import chunk_blocks
-from ragspine.storage.chunks import Chunk
-from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
-from ragspine.storage.facts import Fact
+from ragspine.storage.documents import DocumentRecord
 from ragspine.storage.protocol import WorkspaceStoreProtocol
+
+# Discovery and the sidecar's name live in their own modules; callers import them from here.
+__all__ = [
+    "EXTRACTOR_VERSION",
+    "METADATA_SUFFIX",
+    "NOTHING_FOUND",
+    "UNEXPECTED",
+    "FileResult",
+    "IngestReport",
+    "Outcome",
+    "SourceFile",
+    "discover",
+    "extractor_version",
+    "ingest",
+    "mapping_version",
+]
 
 # Bumped whenever the readers extract more or differently, so unchanged files already in a
 # workspace are read again on the next ingest. 2: chart values, OCR'd scans, borderless and
 # multi-column PDF pages, Word headers/footers/text boxes, titles above a sheet's grid,
 # year-like values and unreadable cells, relative-period headers. 3: instruction-like passages
-# held for review.
-EXTRACTOR_VERSION = "3"
-METADATA_SUFFIX = ".meta.json"
+# held for review. 4: hidden sheets, rows, columns, slides and text skipped; a document read
+# with them is recorded as "4+hidden", so switching ``include_hidden`` reads it again.
+EXTRACTOR_VERSION = "4"
 
 
 class Outcome(StrEnum):
@@ -80,16 +87,6 @@ UNEXPECTED = "could not be read"
 
 
 @dataclass(frozen=True)
-class SourceFile:
-    """A file to ingest; ``problem`` says why something found in a folder cannot be (a named
-    pipe, a sub-folder that cannot be listed), so it fails by name instead of vanishing."""
-
-    doc_id: str
-    path: Path
-    problem: str = ""
-
-
-@dataclass(frozen=True)
 class FileResult:
     doc_id: str
     outcome: Outcome
@@ -103,6 +100,7 @@ class FileResult:
     # An applied ``sensitivity_override``, or a lower sidecar level ignored without one.
     sensitivity_note: str = ""
     warnings: tuple[str, ...] = ()
+    hidden: int = 0  # hidden cells, slides or text runs skipped (``ingestion.model.hidden_note``)
 
 
 @dataclass
@@ -154,67 +152,11 @@ class IngestReport:
         return [*self.pruned, *(r.renamed_from for r in self.renames)]
 
 
-def discover(paths: Sequence[Path]) -> list[SourceFile]:
-    """Supported files under ``paths``, identified by their path relative to the given root.
-
-    A folder's files are named relative to that folder ("decks/review.pptx"), so two
-    ``report.pdf`` in different folders never collide; a file given directly is named by its
-    file name. Missing paths are a usage error. What a folder holds that cannot be read — a
-    named pipe, a socket, a broken link, a sub-folder that cannot be listed — comes back with
-    its ``problem``, to fail by name.
-    """
-    found: dict[str, SourceFile] = {}
-    for root in paths:
-        if not root.exists():
-            raise UsageError(f"{root}: no such file or folder")
-        if root.is_dir():
-            candidates: Iterable[SourceFile] = _folder(root)
-        else:
-            # A file named directly is always attempted, so an unsupported type fails loudly
-            # instead of vanishing; in folders only supported types are picked up.
-            candidates = [SourceFile(root.name, root)]
-        for candidate in candidates:
-            found.setdefault(candidate.doc_id, candidate)
-    return [found[k] for k in sorted(found)]
-
-
-def _folder(root: Path) -> Iterator[SourceFile]:
-    """The supported files under ``root`` (hidden ones left out), and what cannot be read."""
-    unlisted: list[OSError] = []
-    for folder, subfolders, names in os.walk(root, onerror=unlisted.append):
-        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
-        for name in names:
-            if name.startswith("."):
-                continue
-            path = Path(folder, name)
-            doc_id = path.relative_to(root).as_posix()
-            if not path.is_file():
-                yield SourceFile(doc_id, path, _not_regular(path))
-            elif path.suffix.lower() in SUPPORTED_SUFFIXES and not name.endswith(METADATA_SUFFIX):
-                yield SourceFile(doc_id, path)
-    for error in unlisted:
-        path = Path(error.filename)
-        where = path.relative_to(root).as_posix()
-        reason = f"cannot read folder: {error.strerror or describe_error(error)}"
-        yield SourceFile(f"{root.name if where == '.' else where}/", path, reason)
-
-
-def _not_regular(path: Path) -> str:
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "broken link: its target does not exist"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO), not a regular file"
-    if stat.S_ISSOCK(mode):
-        return "a socket, not a regular file"
-    return "a device, not a regular file"
-
-
 def mapping_version(profile: DomainProfile) -> str:
-    """Changes whenever the profile does, so a new alias re-maps unchanged files."""
+    """Changes whenever the profile does, so a new alias re-maps unchanged files; and whenever
+    the mapping records more (2: each fact's row label), so those are read again too."""
     digest = hashlib.sha256(profile.model_dump_json().encode("utf-8")).hexdigest()
-    return f"1-{digest[:16]}"
+    return f"2-{digest[:16]}"
 
 
 def ingest(
@@ -227,13 +169,21 @@ def ingest(
     on_file: Callable[[FileResult], None] | None = None,
     files: Sequence[SourceFile] | None = None,
     prune: bool = False,
+    clearance: Sensitivity = Sensitivity.RESTRICTED,
+    include_hidden: bool = False,
 ) -> IngestReport:
     """Ingest ``paths`` (or pre-discovered ``files``) in document-id order.
+
+    ``clearance`` is the writer's (an upload's API key; the operator's command line sees
+    everything): a conflict with a fact above it is resolved per clearance
+    (``conflicts.check_conflicts``), so nothing the report says depends on what the writer may
+    not see.
 
     Documents earlier ingested from under a folder of ``paths`` and absent from it now are
     renamed when a new file has their bytes; the others are listed in ``missing``, or retired
     first (one transaction each) when ``prune`` is true, so a file that was renamed and edited
-    is not held up as a conflict with its own old name.
+    is not held up as a conflict with its own old name. Hidden sheets, rows, columns, slides
+    and text are skipped and counted unless ``include_hidden``.
     """
     glossary = glossary_for(profile)
     version = mapping_version(profile)
@@ -243,10 +193,12 @@ def ingest(
     moves = _renames(sources, gone, store)
     left = [d.doc_id for d in gone if d.doc_id not in {m.doc_id for m in moves.values()}]
     report = IngestReport(dry_run=dry_run, folders=[str(f) for f in folders])
+    copies = Copies(store)
     if prune:
         for doc_id in left:
             if not dry_run:
                 store.remove_document(doc_id)
+            copies.removed(doc_id)
             report.pruned.append(doc_id)
     else:
         report.missing = left
@@ -260,6 +212,9 @@ def ingest(
                 dry_run,
                 limits or SafetyLimits(),
                 moves.get(source.doc_id),
+                clearance,
+                include_hidden=include_hidden,
+                copies=copies,
             )
         result = replace(result, warnings=(*result.warnings, *notes))
         report.results.append(result)
@@ -316,6 +271,10 @@ def _ingest_one(
     dry_run: bool,
     limits: SafetyLimits,
     moved_from: DocumentRecord | None = None,
+    clearance: Sensitivity = Sensitivity.RESTRICTED,
+    *,
+    include_hidden: bool = False,
+    copies: Copies | None = None,
 ) -> FileResult:
     """The per-file boundary: any exception reading or mapping the file fails this file alone.
 
@@ -332,30 +291,57 @@ def _ingest_one(
         if source.path.stat().st_size > limits.max_bytes:
             check_file(source.path, limits)  # raises "oversized" before reading the bytes
         content_hash = _sha256(source.path)
-        metadata = _metadata(source.path)
+        metadata = read_metadata(source.path)
         metadata_hash = hashlib.sha256(
             json.dumps(metadata, sort_keys=True).encode("utf-8")
         ).hexdigest()
         previous = store.get_document(source.doc_id)
-        if previous and (
-            previous.content_hash,
-            previous.extractor_version,
-            previous.mapping_version,
-        ) == (content_hash, EXTRACTOR_VERSION, version):
+        copies = copies or Copies(store)
+        replaced = moved_from.doc_id if moved_from else source.doc_id
+        original = copies.original(content_hash, source.doc_id, replaced)
+        # A copy whose original was retired is read again, to hold the rows itself.
+        orphan = previous is not None and is_copy(previous) and original is None
+        if (
+            previous
+            and not orphan
+            and (
+                previous.content_hash,
+                previous.extractor_version,
+                recorded_version(previous),
+            )
+            == (content_hash, extractor_version(include_hidden), version)
+        ):
             if previous.metadata_hash == metadata_hash:
                 return FileResult(source.doc_id, Outcome.SKIPPED)
             if previous.content_sensitivity:
-                return _update_metadata(source, previous, metadata, metadata_hash, store, dry_run)
+                level, note = update_metadata(
+                    source.doc_id, source.path, previous, metadata, metadata_hash, store, dry_run
+                )
+                return FileResult(
+                    source.doc_id, Outcome.METADATA, sensitivity=level, sensitivity_note=note
+                )
             # Ingested before the content's level was stored: read it again to learn it.
         check_file(source.path, limits)
         budget = WorkBudget(source.path, limits)
-        document = reader_for(source.path, budget).read(source.path)
+        document = reader_for(source.path, budget, include_hidden=include_hidden).read(source.path)
         _within(budget, document)
-        replaced = moved_from.doc_id if moved_from else source.doc_id
-        built = _build(
-            source, document, glossary, metadata, store, content_hash, version, replaced, budget
+        built = build(
+            source,
+            document,
+            glossary,
+            metadata,
+            store,
+            content_hash,
+            version,
+            replaced,
+            budget,
+            clearance,
+            extractor=EXTRACTOR_VERSION,
         )
-        kept = carry_over(store.list_review(doc_id=replaced), built.review)
+        earlier = store.list_review(doc_id=replaced)
+        kept = carry_over(earlier, built.review)
+        # Apart, so the result counts none of them (a fact one holds back counts as stored).
+        above = carry_over(earlier, built.above)
         record = DocumentRecord(
             doc_id=source.doc_id,
             source_path=str(source.path.resolve()),
@@ -364,34 +350,48 @@ def _ingest_one(
             size_bytes=source.path.stat().st_size,
             kind=source.path.suffix.lower().lstrip("."),
             sensitivity=built.sensitivity.level.value,
-            extractor_version=EXTRACTOR_VERSION,
+            extractor_version=extractor_version(include_hidden),
             mapping_version=version,
             content_sensitivity=built.sensitivity.content.value,
+            n_hidden=document.hidden,
         )
         # Carried approvals come last: one may restate a key this document states first.
         facts = [*built.facts, *kept.facts]
+        rows = as_copy(record, [*kept.items, *above.items], built.blocks, built.chunks, original)
         if not dry_run:
             store.replace_document(
-                record,
-                facts,
-                built.blocks,
-                kept.items,
-                built.chunks,
+                rows.record,
+                [*facts, *above.facts],
+                rows.blocks,
+                rows.review,
+                rows.chunks,
                 replaces=moved_from.doc_id if moved_from else None,
-                override_note=_override_note(source.path, built.sensitivity),
+                override_note=override_note(source.path, built.sensitivity),
             )
-        level, note = _stored_level(store, source.doc_id, built.sensitivity, dry_run)
+            if moved_from is not None:
+                copies.removed(moved_from.doc_id)
+        copies.stored(rows.record, holds_rows=original is None)
+        level, note = stored_level(store, source.doc_id, built.sensitivity, dry_run)
+        reported = len(facts) + (built.withheld if original is None else 0)
+        review_count = len(kept.items) if original is None else 0
         return FileResult(
             source.doc_id,
             Outcome.RENAMED if moved_from else Outcome.INGESTED,
-            len(facts),
-            len(built.blocks),
-            len(kept.items),
+            reported,
+            len(rows.blocks),
+            review_count,
             renamed_from=moved_from.doc_id if moved_from else "",
-            decisions_kept=kept.decisions,
+            decisions_kept=kept.decisions if original is None else 0,
             sensitivity=level,
             sensitivity_note=note,
-            warnings=() if facts or built.blocks or kept.items else (NOTHING_FOUND,),
+            warnings=(
+                *(
+                    rows.warnings
+                    or (() if reported or built.blocks or kept.items else (NOTHING_FOUND,))
+                ),
+                *set_aside_note(built.set_aside),
+            ),
+            hidden=document.hidden,
         )
     except IngestError as exc:
         return FileResult(source.doc_id, Outcome.FAILED, error=str(exc))
@@ -408,6 +408,28 @@ def _ingest_one(
         )
 
 
+# The hidden cells a set-aside note names; the rest are counted.
+_NAMED = 3
+
+
+def set_aside_note(set_aside: Sequence[CandidateFact]) -> tuple[str, ...]:
+    """The warning for figures read from hidden content that visible content overruled."""
+    if not set_aside:
+        return ()
+    named = ", ".join(f.locator for f in set_aside[:_NAMED])
+    more = f" and {len(set_aside) - _NAMED} more" if len(set_aside) > _NAMED else ""
+    figures = "figure" if len(set_aside) == 1 else "figures"
+    return (
+        f"{len(set_aside)} hidden {figures} set aside: visible content states the same key "
+        f"with another value ({named}{more})",
+    )
+
+
+def extractor_version(include_hidden: bool) -> str:
+    """The extractor version a document read this way is recorded with."""
+    return f"{EXTRACTOR_VERSION}{HIDDEN_MARK}" if include_hidden else EXTRACTOR_VERSION
+
+
 def _within(budget: WorkBudget, document: ExtractedDocument) -> None:
     """Whatever the reader counted already, the extracted form as a whole keeps to the limits."""
     cells = [cell for table in document.tables for row in table.cells for cell in row]
@@ -422,303 +444,3 @@ def _sha256(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-def _metadata(path: Path) -> dict[str, object]:
-    sidecar = _sidecar(path)
-    if not sidecar.is_file():
-        return {}
-    try:
-        data = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise IngestError(f"{sidecar}: metadata is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise IngestError(f"{sidecar}: metadata is nested too deeply to be read") from None
-    if not isinstance(data, dict):
-        raise IngestError(f"{sidecar}: metadata must be a JSON object")
-    if "sensitivity" in data:
-        try:
-            Sensitivity.parse(str(data["sensitivity"]))
-        except ValueError as exc:
-            raise IngestError(f"{sidecar}: {exc}") from None
-    if not isinstance(data.get("sensitivity_override", False), bool):
-        raise IngestError(f"{sidecar}: sensitivity_override must be true or false")
-    return data
-
-
-def _sidecar(path: Path) -> Path:
-    return path.with_name(path.name + METADATA_SUFFIX)
-
-
-def _decide(content: Sensitivity, metadata: dict[str, object]) -> SensitivityDecision:
-    """The content's level combined with the sidecar's ``sensitivity`` (validated earlier)."""
-    value = metadata.get("sensitivity")
-    requested = Sensitivity.parse(str(value)) if value else None
-    return decide_sensitivity(
-        content, requested, override=metadata.get("sensitivity_override") is True
-    )
-
-
-def _override_note(path: Path, decision: SensitivityDecision) -> str:
-    """The audit log's line for an applied override, or "" when there is none."""
-    if not decision.overridden:
-        return ""
-    return (
-        f"{_sidecar(path).name}: sensitivity_override {decision.content.value} -> "
-        f"{decision.level.value}"
-    )
-
-
-def _update_metadata(
-    source: SourceFile,
-    previous: DocumentRecord,
-    metadata: dict[str, object],
-    metadata_hash: str,
-    store: WorkspaceStoreProtocol,
-    dry_run: bool,
-) -> FileResult:
-    """Same bytes, new sidecar: combine the stored content level with it (no re-read), so the
-    level comes from the same complete inputs — text blocks and table cells — as a full read."""
-    decision = _decide(Sensitivity.parse(previous.content_sensitivity), metadata)
-    if not dry_run:
-        store.update_document_metadata(
-            source.doc_id,
-            metadata_hash,
-            decision.level.value,
-            override_note=_override_note(source.path, decision),
-        )
-    level, note = _stored_level(store, source.doc_id, decision, dry_run)
-    return FileResult(source.doc_id, Outcome.METADATA, sensitivity=level, sensitivity_note=note)
-
-
-def _stored_level(
-    store: WorkspaceStoreProtocol, doc_id: str, decision: SensitivityDecision, dry_run: bool
-) -> tuple[str, str]:
-    """The level the document was stored at, and the note on it: the decision's own, unless
-    a copy of the same content holds a higher level, which the store gave this one too."""
-    stored = None if dry_run else store.get_document(doc_id)
-    if stored is None or stored.sensitivity == decision.level.value:
-        return decision.level.value, decision.note()
-    return stored.sensitivity, f"raised to {stored.sensitivity}: a copy of this content holds it"
-
-
-@dataclass
-class _Built:
-    sensitivity: SensitivityDecision
-    facts: list[Fact]
-    blocks: list[TextBlockRow]
-    review: list[ReviewItem]
-    chunks: list[Chunk]
-
-
-def _build(
-    source: SourceFile,
-    document: ExtractedDocument,
-    glossary: Glossary,
-    metadata: dict[str, object],
-    store: WorkspaceStoreProtocol,
-    content_hash: str,
-    version: str,
-    replaced: str,
-    budget: WorkBudget,
-) -> _Built:
-    profile = glossary.profile
-    text = "\n".join(
-        [b.text for b in document.blocks]
-        + [c.text for t in document.tables for row in t.cells for c in row]
-    )
-    decision = _decide(content_sensitivity(source.path.name, text, profile), metadata)
-    level = decision.level
-    title = _doc_title(document, source)
-    candidates: list[CandidateFact] = []
-    pending: list[ReviewCandidate] = []
-    for table in document.tables:
-        budget.tick(f"table {table.locator_prefix}")
-        mapped = map_table(table, glossary, title)
-        candidates += mapped.facts
-        pending += mapped.review
-    for issue in document.issues:
-        reason = (
-            ReviewReason.NEEDS_OCR if "ocr" in issue.reason.lower() else ReviewReason.UNREADABLE
-        )
-        pending.append(ReviewCandidate(issue.locator, reason, issue.reason))
-    accepted, conflicts = _check_conflicts({source.doc_id, replaced}, candidates, store)
-
-    def as_fact(candidate: CandidateFact) -> Fact:
-        entity = profile.entity(candidate.entity)
-        return Fact(
-            candidate.metric_code,
-            candidate.entity,
-            entity.geography if entity else "",
-            candidate.channel,
-            candidate.period.type,
-            candidate.period.period,
-            candidate.value,
-            candidate.unit,
-            source.doc_id,
-            candidate.locator,
-            sensitivity=level.value,
-            source_file_hash=content_hash,
-            extractor_version=EXTRACTOR_VERSION,
-            mapping_version=version,
-        )
-
-    def as_item(p: ReviewCandidate, sensitivity: Sensitivity) -> ReviewItem:
-        return ReviewItem(
-            doc_id=source.doc_id,
-            locator=p.locator,
-            reason=p.reason.value,
-            detail=p.detail,
-            proposed=_proposal(as_fact(p.fact)) if p.fact else None,
-            sensitivity=sensitivity.value,
-        )
-
-    # A conflict item mentions another document too: it is as sensitive as the more sensitive.
-    review = [as_item(p, level) for p in pending] + [
-        as_item(c.candidate, Sensitivity.highest(level, c.mentions)) for c in conflicts
-    ]
-    blocks = [
-        _block_row(
-            source.doc_id, i, block.locator, block.kind, block.title, block.text, level, glossary
-        )
-        for i, block in enumerate(document.blocks)
-        if block.text.strip()
-    ]
-    held = _held_passages(blocks, level)
-    review += held
-    title_entities = _block_row(source.doc_id, 0, "-", "title", "", title, level, glossary)
-    chunks = chunk_blocks(
-        blocks,
-        version=content_hash[:12],
-        document_entities=title_entities.entities,
-        isolated=frozenset(item.locator for item in held),
-    )
-    return _Built(decision, [as_fact(c) for c in accepted], blocks, review, chunks)
-
-
-def _held_passages(blocks: Sequence[TextBlockRow], level: Sensitivity) -> list[ReviewItem]:
-    """One ``suspicious_instruction`` item per block holding instruction-like text.
-
-    The item's locator is the block's; chunking keeps such a block in chunks of its own, so
-    the store can hold exactly those chunks (``Chunk.held``) until a reviewer approves.
-    """
-    items: list[ReviewItem] = []
-    for block in blocks:
-        hits = find_instructions(block.text)
-        if hits:
-            items.append(
-                ReviewItem(
-                    doc_id=block.doc_id,
-                    locator=block.locator,
-                    reason=ReviewReason.SUSPICIOUS_INSTRUCTION.value,
-                    detail=describe(hits),
-                    sensitivity=level.value,
-                )
-            )
-    return items
-
-
-def _proposal(fact: Fact) -> dict[str, object]:
-    return {k: v for k, v in asdict(fact).items() if k not in ("review_status", "ingested_at")}
-
-
-def _doc_title(document: ExtractedDocument, source: SourceFile) -> str:
-    if document.title:
-        return document.title
-    for block in document.blocks:
-        if block.kind in ("title", "heading") and block.text.strip():
-            return block.text.strip().splitlines()[0]
-    return source.path.stem
-
-
-def _same(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-
-
-@dataclass(frozen=True)
-class _Conflict:
-    candidate: ReviewCandidate
-    mentions: Sensitivity  # the level of the statement it conflicts with
-
-
-def _check_conflicts(
-    own: set[str], candidates: list[CandidateFact], store: WorkspaceStoreProtocol
-) -> tuple[list[CandidateFact], list[_Conflict]]:
-    """Keep the first statement of each key; a different value later, here or in another
-    document already stored, is a conflict for a reviewer — never a silent overwrite.
-
-    ``own`` holds the document's id and the id it replaces (a rename): neither is "another".
-    Another document's value is never quoted: that document may be (or become) more sensitive
-    than this one, so the item names where the other statement is, not what it says.
-    """
-    accepted: dict[tuple[str, str, str, str, str], CandidateFact] = {}
-    conflicts: list[_Conflict] = []
-    for fact in candidates:
-        earlier = accepted.get(fact.key)
-        if earlier is not None:
-            if not (_same(earlier.value, fact.value) and earlier.unit == fact.unit):
-                detail = (
-                    f"this document also states {earlier.value:g} {earlier.unit} at "
-                    f"{earlier.locator}"
-                )
-                conflicts.append(
-                    _Conflict(
-                        ReviewCandidate(fact.locator, ReviewReason.CONFLICT, detail, fact),
-                        Sensitivity.PUBLIC,
-                    )
-                )
-            continue
-        others = [
-            o
-            for o in store.approved_values(fact.key, exclude_docs=own)
-            if not (_same(o.value, fact.value) and o.unit == fact.unit)
-        ]
-        if others:
-            first = others[0]
-            detail = f"{first.source_doc_id} states a different value at {first.source_locator}"
-            conflicts.append(
-                _Conflict(
-                    ReviewCandidate(fact.locator, ReviewReason.CONFLICT, detail, fact),
-                    Sensitivity.parse(first.sensitivity),
-                )
-            )
-            continue
-        accepted[fact.key] = fact
-    return list(accepted.values()), conflicts
-
-
-def _block_row(
-    doc_id: str,
-    position: int,
-    locator: str,
-    kind: str,
-    title: str,
-    text: str,
-    level: Sensitivity,
-    glossary: Glossary,
-) -> TextBlockRow:
-    """A block with the entities and periods it mentions, for retrieval's metadata filters."""
-    both = f"{title}\n{text}"
-    masked = mask(both, ((h.start, h.end) for h in glossary.competitors.finditer(both)))
-    entities = tuple(
-        dict.fromkeys(h.code for h in glossary.match_terms(masked).hits if h.kind == ENTITY)
-    )
-    periods = tuple(
-        dict.fromkeys(
-            p.period.label
-            for p in find_periods(masked, calendar=glossary.calendar)
-            if not p.relative
-        )
-    )
-    return TextBlockRow(
-        doc_id,
-        position,
-        locator,
-        kind,
-        title,
-        text,
-        level.value,
-        detect_language(text),
-        entities,
-        periods,
-    )

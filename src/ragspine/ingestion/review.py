@@ -35,18 +35,28 @@ def approve(
         raise ReviewError(f"review item {item_id} was rejected; it cannot be approved now")
     if item.reason == ReviewReason.SUSPICIOUS_INSTRUCTION:
         return _release(store, item, correct)
+    if item.proposed is None and item.reason == ReviewReason.UNMAPPED_LABEL:
+        raise ReviewError(
+            f"review item {item_id} ({item.reason}) has no fact to approve; map its label: "
+            f"`ragspine review map {item_id} --metric CODE` (or --new-metric, --entity, "
+            "--channel)"
+        )
     if item.proposed is None:
         raise ReviewError(
             f"review item {item_id} ({item.reason}) has no fact to approve; fix the source or "
-            "the profile (e.g. add the missing alias) and ingest the document again"
+            "the profile and ingest the document again"
         )
     if correct is not None and not math.isfinite(correct):
         raise ReviewError(f"--correct must be a finite number, not {correct!r}")
     fact = fact_from_proposal(item.proposed, correct)
+    # Only facts the item's level covers: one above it the reviewer was never shown, and
+    # across clearances a disagreement stands until someone cleared for both decides it.
+    covered = Sensitivity.parse(item.sensitivity)
     superseded = [
         other
         for other in store.approved_values(fact.natural_key, exclude_docs=[fact.source_doc_id])
         if not math.isclose(other.value, fact.value, rel_tol=1e-9, abs_tol=1e-9)
+        and covered.allows(Sensitivity.parse(other.sensitivity))
     ]
     note = f"value {fact.value:g} {fact.unit}"
     if correct is not None:
@@ -91,8 +101,17 @@ def reject(
 
 # What identifies the document version rather than the statement: a renamed or edited file
 # changes these without changing what the reviewer judged.
+# The row label only describes the locator's line (and items proposed before it was kept
+# have none), so it is not part of the statement either.
 _VERSION_FIELDS = frozenset(
-    {"source_doc_id", "source_file_hash", "extractor_version", "mapping_version", "sensitivity"}
+    {
+        "source_doc_id",
+        "source_file_hash",
+        "extractor_version",
+        "mapping_version",
+        "sensitivity",
+        "row_label",
+    }
 )
 
 
@@ -183,6 +202,7 @@ def fact_from_proposal(proposed: dict[str, object], correct: float | None) -> Fa
         extractor_version=optional("extractor_version"),
         mapping_version=optional("mapping_version"),
         ingested_at=utc_timestamp(),
+        row_label=optional("row_label"),
     )
 
 

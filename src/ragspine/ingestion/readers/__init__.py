@@ -15,37 +15,39 @@ from ragspine.ingestion.model import ExtractedDocument, Reader
 from ragspine.ingestion.safety import SafetyLimits, WorkBudget, check_file
 
 
-def _pptx(budget: WorkBudget | None) -> Reader:
+def _pptx(budget: WorkBudget | None, include_hidden: bool) -> Reader:
     from ragspine.ingestion.readers.pptx_reader import PptxReader
 
-    return PptxReader(budget)
+    return PptxReader(budget, include_hidden=include_hidden)
 
 
-def _xlsx(budget: WorkBudget | None) -> Reader:
+def _xlsx(budget: WorkBudget | None, include_hidden: bool) -> Reader:
     from ragspine.ingestion.readers.xlsx_reader import XlsxReader
 
-    return XlsxReader(budget)
+    return XlsxReader(budget, include_hidden=include_hidden)
 
 
-def _pdf(budget: WorkBudget | None) -> Reader:
+def _pdf(budget: WorkBudget | None, include_hidden: bool) -> Reader:
     from ragspine.ingestion.readers.pdf_reader import PdfReader
 
     return PdfReader(budget)
 
 
-def _docx(budget: WorkBudget | None) -> Reader:
+def _docx(budget: WorkBudget | None, include_hidden: bool) -> Reader:
     from ragspine.ingestion.readers.docx_reader import DocxReader
 
-    return DocxReader(budget)
+    return DocxReader(budget, include_hidden=include_hidden)
 
 
-def _text(budget: WorkBudget | None) -> Reader:
+def _text(budget: WorkBudget | None, include_hidden: bool) -> Reader:
     from ragspine.ingestion.readers.text_reader import TextReader
 
     return TextReader(budget)
 
 
-_FACTORIES: dict[str, Callable[[WorkBudget | None], Reader]] = {
+# PDF and text files hide nothing a reader of the file could not see, so their readers take
+# no ``include_hidden``.
+_FACTORIES: dict[str, Callable[[WorkBudget | None, bool], Reader]] = {
     ".pptx": _pptx,
     ".xlsx": _xlsx,
     ".xlsm": _xlsx,
@@ -59,10 +61,13 @@ _FACTORIES: dict[str, Callable[[WorkBudget | None], Reader]] = {
 SUPPORTED_SUFFIXES: tuple[str, ...] = tuple(_FACTORIES)
 
 
-def reader_for(path: str | Path, budget: WorkBudget | None = None) -> Reader:
+def reader_for(
+    path: str | Path, budget: WorkBudget | None = None, *, include_hidden: bool = False
+) -> Reader:
     """The reader for ``path``'s suffix (case-insensitive); ``IngestError`` if none.
 
-    The reader keeps to ``budget`` (default: ``SafetyLimits()``'s, counted from the read).
+    The reader keeps to ``budget`` (default: ``SafetyLimits()``'s, counted from the read) and
+    skips hidden sheets, rows, columns, slides and text unless ``include_hidden``.
     """
     path = Path(path)
     factory = _FACTORIES.get(path.suffix.lower())
@@ -70,14 +75,18 @@ def reader_for(path: str | Path, budget: WorkBudget | None = None) -> Reader:
         kind = f"'{path.suffix}'" if path.suffix else "(no suffix)"
         supported = ", ".join(SUPPORTED_SUFFIXES)
         raise IngestError(f"{path}: unsupported file type {kind}; supported: {supported}")
-    return factory(budget)
+    return factory(budget, include_hidden)
 
 
-def read_document(path: str | Path, limits: SafetyLimits | None = None) -> ExtractedDocument:
+def read_document(
+    path: str | Path, limits: SafetyLimits | None = None, *, include_hidden: bool = False
+) -> ExtractedDocument:
     """Check ``path`` against ``limits`` (size, real format, zip bombs), then read it within
     them (cells, rows, pages, characters, time)."""
     path = Path(path)
-    reader = reader_for(path, WorkBudget(path, limits or SafetyLimits()))
+    reader = reader_for(
+        path, WorkBudget(path, limits or SafetyLimits()), include_hidden=include_hidden
+    )
     check_file(path, limits)
     return reader.read(path)
 

@@ -3,10 +3,18 @@
 Page headers and footers, and text boxes, sit outside that flow and are read as parts of their
 own (``header=1,…``, ``footer=1,…``, ``textbox=1,…``). The headers in force over a section
 often name the entity or period its tables report, so they are every such table's last context.
+
+Text formatted hidden (``w:vanish``, set on the run or inherited from its character or
+paragraph style) is not what the document shows: it is removed before reading and its runs
+counted, unless the reader is made with ``include_hidden``. Even then, a table cell that shows
+text keeps only that text (a hidden "9,999" would otherwise run into a visible "2,710"), and
+a cell whose text is all hidden is marked ``hidden``, so its figure never outranks a visible
+one.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -17,6 +25,7 @@ from docx.document import Document as WordDocument
 from docx.enum.section import WD_HEADER_FOOTER
 from docx.exceptions import PythonDocxError
 from docx.opc.exceptions import OpcError
+from docx.opc.part import XmlPart
 from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 from docx.section import Section
@@ -45,8 +54,9 @@ class DocxReader:
 
     suffixes: tuple[str, ...] = (".docx",)
 
-    def __init__(self, budget: WorkBudget | None = None) -> None:
+    def __init__(self, budget: WorkBudget | None = None, *, include_hidden: bool = False) -> None:
         self._budget = budget
+        self._include_hidden = include_hidden
 
     def read(self, path: Path) -> ExtractedDocument:
         with bad_file_errors(
@@ -54,8 +64,106 @@ class DocxReader:
         ):
             word = docx.Document(str(path))
             document = ExtractedDocument(path=path, title=word.core_properties.title or "")
+            if self._include_hidden:
+                _mark_hidden_cells(word)
+            else:
+                document.hidden = _drop_hidden_runs(word)
             _read_body(word, document, self._budget or WorkBudget(path))
             return document
+
+
+# The parts whose text the reader reads: the body, page headers and footers.
+_TEXT_PART = re.compile(r"^/word/(?:document|header\d*|footer\d*)\.xml$")
+_OFF = ("0", "false", "off")
+
+
+def _drop_hidden_runs(word: WordDocument) -> int:
+    """Remove every hidden run from the parts read; how many of them held text."""
+    styles = _HiddenStyles(word)
+    dropped = 0
+    for part in _text_parts(word):
+        # A document without any vanish mark anywhere (nearly all) costs one search.
+        if not styles.any and next(part.element.iter(qn("w:vanish")), None) is None:
+            continue
+        for run in list(part.element.iter(qn("w:r"))):
+            if styles.hidden(run):
+                dropped += bool("".join(run.itertext()).strip())
+                run.getparent().remove(run)
+    return dropped
+
+
+# Set by ``_mark_hidden_cells`` on a table cell (``<w:tc>``) whose text is all hidden; an
+# attribute of the in-memory tree only (the file is never written).
+_HIDDEN_CELL = "{urn:ragspine}hidden"
+
+
+def _mark_hidden_cells(word: WordDocument) -> None:
+    """Read with hidden text: a table cell showing text loses its hidden runs, and a cell
+    whose text is all hidden is marked with ``_HIDDEN_CELL``."""
+    styles = _HiddenStyles(word)
+    for part in _text_parts(word):
+        if not styles.any and next(part.element.iter(qn("w:vanish")), None) is None:
+            continue
+        for tc in part.element.iter(qn("w:tc")):
+            runs = [r for r in tc.iter(qn("w:r")) if "".join(r.itertext()).strip()]
+            hidden = [r for r in runs if styles.hidden(r)]
+            if not hidden:
+                continue
+            if len(hidden) == len(runs):
+                tc.set(_HIDDEN_CELL, "1")
+                continue
+            for run in hidden:
+                run.getparent().remove(run)
+
+
+def _text_parts(word: WordDocument) -> Iterator[XmlPart]:
+    """The parts whose text the reader reads (``_TEXT_PART``)."""
+    for part in word.part.package.iter_parts():
+        if _TEXT_PART.match(str(part.partname)) and isinstance(part, XmlPart):
+            yield part
+
+
+class _HiddenStyles:
+    """Which character and paragraph styles hide their text (through their base styles)."""
+
+    def __init__(self, word: WordDocument) -> None:
+        self._hidden: dict[str, bool] = {}
+        for style in word.styles:
+            self._hidden[style.style_id] = _style_hides(style)
+        self.any = any(self._hidden.values())
+
+    def hidden(self, run: BaseOxmlElement) -> bool:
+        direct = _vanish(run.find(qn("w:rPr")))
+        if direct is not None:
+            return direct
+        rpr = run.find(qn("w:rPr"))
+        run_style = rpr.find(qn("w:rStyle")) if rpr is not None else None
+        if run_style is not None:
+            return self._hidden.get(run_style.get(qn("w:val")) or "", False)
+        paragraph = run.getparent()
+        while paragraph is not None and paragraph.tag != qn("w:p"):
+            paragraph = paragraph.getparent()  # a run inside a hyperlink or a field
+        ppr = paragraph.find(qn("w:pPr")) if paragraph is not None else None
+        para_style = ppr.find(qn("w:pStyle")) if ppr is not None else None
+        return para_style is not None and self._hidden.get(para_style.get(qn("w:val")) or "", False)
+
+
+def _vanish(rpr: BaseOxmlElement | None) -> bool | None:
+    """True or False when ``rpr`` sets hidden, None when it leaves it to the style."""
+    mark = rpr.find(qn("w:vanish")) if rpr is not None else None
+    if mark is None:
+        return None
+    return mark.get(qn("w:val")) not in _OFF
+
+
+def _style_hides(style: object) -> bool:
+    while style is not None:
+        element = getattr(style, "element", None)
+        found = _vanish(element.find(qn("w:rPr")) if element is not None else None)
+        if found is not None:
+            return found
+        style = getattr(style, "base_style", None)
+    return False
 
 
 def _read_body(word: WordDocument, document: ExtractedDocument, budget: WorkBudget) -> None:
@@ -230,6 +338,7 @@ def _grid(table: DocxTable) -> tuple[tuple[Cell, ...], ...]:
                 col=c,
                 text=cell.text.strip() if cell is not None else "",
                 merged=cell is not None and spans[id(cell._tc)] > 1,
+                hidden=cell is not None and cell._tc.get(_HIDDEN_CELL) is not None,
             )
             for c, cell in enumerate(row + [None] * (width - len(row)))
         )

@@ -47,6 +47,19 @@ def render_number(value: float, number_format: str) -> str:
     return f"{sign}{section.prefix}{number}{section.suffix}".strip()
 
 
+def displayed_exponent(value: float, number_format: str) -> int:
+    """The power of ten the format shows ``value`` at: "#,##0,," shows millions (-6), "0.0%"
+    hundredths (+2); 0 for General and for formats it cannot read."""
+    text, _ = _pick_section(_split_sections(number_format.strip()), value)
+    if text.strip().lower() in ("", "general"):
+        return 0
+    section = _parse_section(text)
+    if section is None or not section.pattern:
+        return 0
+    commas = len(section.pattern) - len(section.pattern.rstrip(","))
+    return 2 * section.percent - 3 * commas
+
+
 def render_general(value: float) -> str:
     """Excel's General: integers without a decimal point, other numbers without float noise."""
     if float(value).is_integer() and abs(value) < 1e15:

@@ -26,6 +26,7 @@ from ragspine.ingestion.model import (
     ReaderIssue,
     Table,
     TextBlock,
+    hiding_cells,
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors
 from ragspine.ingestion.readers.pptx_chart import one_line, read_chart
@@ -34,12 +35,15 @@ from ragspine.ingestion.safety import WorkBudget
 
 class PptxReader:
     """Slides → title/body/notes blocks (``slide=N,…``), SEMANTIC tables (``slide=N,table=k``),
-    CHART tables (``slide=N,chart=k``)."""
+    CHART tables (``slide=N,chart=k``). A hidden slide (``show="0"``) is skipped and counted
+    unless ``include_hidden``, which reads it with its table cells marked ``hidden``; the others
+    keep their numbers in the deck."""
 
     suffixes: tuple[str, ...] = (".pptx",)
 
-    def __init__(self, budget: WorkBudget | None = None) -> None:
+    def __init__(self, budget: WorkBudget | None = None, *, include_hidden: bool = False) -> None:
         self._budget = budget
+        self._include_hidden = include_hidden
 
     def read(self, path: Path) -> ExtractedDocument:
         budget = self._budget or WorkBudget(path)
@@ -51,10 +55,21 @@ class PptxReader:
             budget.pages(len(presentation.slides), "slides")
             for number, slide in enumerate(presentation.slides, start=1):
                 budget.tick(f"slide {number}")
+                if _hidden(slide) and not self._include_hidden:
+                    document.hidden += 1
+                    continue
+                first = len(document.tables)
                 _read_slide(slide, number, document)
+                if _hidden(slide):  # read on request: its figures never outrank visible ones
+                    document.tables[first:] = map(hiding_cells, document.tables[first:])
             if not document.title:
                 document.title = next((b.text for b in document.blocks if b.kind == "title"), "")
             return document
+
+
+def _hidden(slide: Slide) -> bool:
+    """PowerPoint hides a slide from the show with ``<p:sld show="0">`` (xsd:boolean)."""
+    return slide._element.get("show") in ("0", "false")
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,12 @@
 Lines of a single text cell above a sheet's grid ("<Company> <region> — five-year summary",
 "USD m") are the table's title and context, nearest first, followed by the sheet name: they name
 the entity, unit and period the grid's own headers leave out.
+
+Hidden sheets (``hidden`` and ``veryHidden``), rows and columns are not part of what the
+workbook shows, so they are skipped and their non-empty cells counted, unless the reader is
+made with ``include_hidden``: a hidden "Draft" sheet must never state a figure beside the
+visible one. Read with ``include_hidden``, their cells are marked ``hidden`` so a figure they
+state never outranks a visible one.
 """
 
 from __future__ import annotations
@@ -12,11 +18,12 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from openpyxl.reader.excel import ExcelReader
-from openpyxl.utils import get_column_letter
+from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.cell import coordinate_to_tuple
 from openpyxl.utils.exceptions import InvalidFileException
 from openpyxl.xml.constants import SHEET_MAIN_NS
@@ -46,8 +53,9 @@ class XlsxReader:
 
     suffixes: tuple[str, ...] = (".xlsx", ".xlsm")
 
-    def __init__(self, budget: WorkBudget | None = None) -> None:
+    def __init__(self, budget: WorkBudget | None = None, *, include_hidden: bool = False) -> None:
         self._budget = budget
+        self._include_hidden = include_hidden
 
     def read(self, path: Path) -> ExtractedDocument:
         budget = self._budget or WorkBudget(path)
@@ -72,8 +80,44 @@ class XlsxReader:
             document = ExtractedDocument(path=path, title=workbook.properties.title or "")
             for sheet in workbook.worksheets:
                 budget.tick(f"sheet {sheet.title!r}")
-                _read_sheet(sheet, formulas.get(sheet.title, set()), document, budget)
+                hidden = _Hidden.of(sheet)
+                skipped = _Hidden.nothing() if self._include_hidden else hidden
+                cells = _Sheet(sheet, formulas.get(sheet.title, set()), hidden)
+                _read_sheet(cells, document, budget, skipped)
             return document
+
+
+@dataclass(frozen=True)
+class _Hidden:
+    """What a sheet hides: all of it, or some rows and columns."""
+
+    sheet: bool
+    rows: frozenset[int]
+    cols: frozenset[int]
+
+    @classmethod
+    def nothing(cls) -> _Hidden:
+        return cls(False, frozenset(), frozenset())
+
+    @classmethod
+    def of(cls, sheet: Any) -> _Hidden:
+        if getattr(sheet, "sheet_state", "visible") != "visible":
+            return cls(True, frozenset(), frozenset())
+        if not hasattr(sheet, "row_dimensions"):
+            return cls.nothing()
+        # Iterated, never indexed: indexing a dimension that is not there creates it.
+        rows = frozenset(r for r, dim in sheet.row_dimensions.items() if dim.hidden)
+        cols: set[int] = set()
+        for key, dim in sheet.column_dimensions.items():
+            if dim.hidden:
+                # One <col min max> element covers a run of columns; openpyxl keys it by the
+                # first column's letter and keeps the run in min/max.
+                first = dim.min or column_index_from_string(key)
+                cols.update(range(first, (dim.max or first) + 1))
+        return cls(False, rows, frozenset(cols))
+
+    def hides(self, coord: _Coord) -> bool:
+        return self.sheet or coord[0] in self.rows or coord[1] in self.cols
 
 
 def _count_grid(path: Path, budget: WorkBudget) -> None:
@@ -133,28 +177,45 @@ def _formula_coords(xml: bytes) -> Iterator[_Coord]:
         element.clear()
 
 
+@dataclass(frozen=True)
+class _Sheet:
+    """A worksheet, where it holds formulas and what it hides (read or skipped)."""
+
+    sheet: Any
+    formulas: set[_Coord]
+    hidden: _Hidden
+
+
 def _read_sheet(
-    sheet: Any, formulas: set[_Coord], document: ExtractedDocument, budget: WorkBudget
+    source: _Sheet, document: ExtractedDocument, budget: WorkBudget, hidden: _Hidden
 ) -> None:
+    """Read one sheet into ``document``, skipping and counting what ``hidden`` hides."""
+    sheet, formulas = source.sheet, source.formulas
     if not hasattr(sheet, "iter_rows"):
         return  # a chartsheet has no cells
     # One small merge tag can span a whole sheet: its cells count before they are expanded.
     spans = sheet.merged_cells.ranges
     budget.cells(sum(merged.size["rows"] * merged.size["columns"] for merged in spans))
     origins = _merge_origins(sheet)
-    missing = {coord for coord in formulas if sheet.cell(*coord).value is None}
-    filled = {coord for coord, cell in _cells(sheet) if _has_content(cell)}
-    filled |= {coord for coord, origin in origins.items() if origin in filled}
-    used = filled | missing
+    content = {coord for coord, cell in _cells(sheet) if _has_content(cell)}
+    # A merged cell shows its origin's content wherever the merge is visible, even when the
+    # origin's own row or column is hidden.
+    shown = {coord for coord in content if not hidden.hides(coord)}
+    shown |= {c for c, origin in origins.items() if origin in content and not hidden.hides(c)}
+    document.hidden += len(content - shown - {origins.get(c, c) for c in shown})
+    missing = {c for c in formulas if sheet.cell(*c).value is None and not hidden.hides(c)}
+    used = shown | missing
     if not used:
         return
     titles, first_row = _title_lines(sheet, used, origins)
     grid_used = {(r, c) for r, c in used if r >= first_row}
-    rows = range(first_row, max(r for r, _ in grid_used) + 1)
-    cols = range(min(c for _, c in grid_used), max(c for _, c in grid_used) + 1)
+    rows = _visible(range(first_row, max(r for r, _ in grid_used) + 1), hidden.rows)
+    cols = _visible(
+        range(min(c for _, c in grid_used), max(c for _, c in grid_used) + 1), hidden.cols
+    )
     budget.cells(len(rows) * len(cols))  # two far-apart cells span a grid of blanks
     grid = tuple(
-        tuple(_cell(sheet, (r, c), origins, i, j) for j, c in enumerate(cols))
+        tuple(_cell(source, (r, c), origins, i, j) for j, c in enumerate(cols))
         for i, r in enumerate(rows)
     )
     prefix = f"sheet={sheet.title}"
@@ -164,6 +225,10 @@ def _read_sheet(
     for r, c in sorted(missing):
         ref = f"{get_column_letter(c)}{r}"
         document.issues.append(ReaderIssue(f"{prefix},cell={ref}", _MISSING_VALUE))
+
+
+def _visible(numbers: range, hidden: frozenset[int]) -> range | list[int]:
+    return [n for n in numbers if n not in hidden] if hidden else numbers
 
 
 def _title_lines(
@@ -215,8 +280,8 @@ def _merge_origins(sheet: Any) -> dict[_Coord, _Coord]:
     return origins
 
 
-def _cell(sheet: Any, coord: _Coord, origins: dict[_Coord, _Coord], i: int, j: int) -> Cell:
-    source = sheet.cell(*origins.get(coord, coord))
+def _cell(sheet: _Sheet, coord: _Coord, origins: dict[_Coord, _Coord], i: int, j: int) -> Cell:
+    source = sheet.sheet.cell(*origins.get(coord, coord))
     text, value = _render(source.value, source.number_format)
     return Cell(
         row=i,
@@ -226,6 +291,7 @@ def _cell(sheet: Any, coord: _Coord, origins: dict[_Coord, _Coord], i: int, j: i
         number_format=source.number_format or "",
         ref=f"{get_column_letter(coord[1])}{coord[0]}",
         merged=coord in origins,
+        hidden=sheet.hidden.hides(coord),
     )
 
 
