@@ -1,4 +1,4 @@
-"""The two profiles tests use: the shipped ACME example and Initech, a second invented company.
+"""The profiles tests use: the shipped ACME example and invented companies that are not ACME.
 
 Code under test receives its profile explicitly; these are the one place tests get theirs.
 """
@@ -12,6 +12,8 @@ from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
 
 INITECH_PATH = Path(__file__).parent / "data" / "initech.toml"
+LAKESIDE_PATH = Path(__file__).parent / "data" / "lakeside.toml"
+SOLO_PATH = Path(__file__).parent / "data" / "solo.toml"
 
 
 def acme() -> DomainProfile:
@@ -26,3 +28,13 @@ def acme_glossary() -> Glossary:
 def initech() -> DomainProfile:
     """A fresh Initech profile: fiscal year ending in March, default channel DIRECT."""
     return load_profile(INITECH_PATH)
+
+
+def lakeside() -> DomainProfile:
+    """Lakeside Outfitters: three entities with short names, a row label that holds another."""
+    return load_profile(LAKESIDE_PATH)
+
+
+def solo() -> DomainProfile:
+    """Pinecrest Mutual: a company with a single entity."""
+    return load_profile(SOLO_PATH)

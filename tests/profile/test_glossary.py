@@ -265,3 +265,17 @@ def test_every_hit_of_a_long_text_gets_its_own_prefix_check() -> None:
     matches = acme_glossary().match_terms(text)
     assert matches.other_metrics == [(8 * i, 8 * i + 4) for i in range(2_000)]
     assert [h.start for h in matches.hits] == [8 * i + 5 for i in range(2_000)]
+
+
+@pytest.mark.parametrize(
+    "text", ["ACME Macau", "ACME's Macau unit", "ACME’s Macau", "ACME的澳门", "ACME 的 澳门"]
+)
+def test_the_home_company_before_a_unit_qualifies_it_possessive_or_not(text: str) -> None:
+    """ "<home company>'s <unit>" is the unit, never a comparison of the company with it."""
+    hits = acme_glossary().match_terms(text).hits
+    assert [(h.kind, h.code) for h in hits] == [("entity", "ACME_MO")]
+
+
+def test_the_home_company_and_a_unit_joined_by_and_stay_two() -> None:
+    hits = acme_glossary().match_terms("ACME and Macau").hits
+    assert [h.code for h in hits] == ["ACME_GROUP", "ACME_MO"]

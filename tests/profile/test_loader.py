@@ -253,7 +253,7 @@ def example_terms() -> set[str]:
     terms = {profile.company.name, profile.company.name_zh}
     for entity in profile.entities:
         terms |= {entity.code, entity.name_zh, entity.name_en, *entity.aliases}
-    for metric in profile.metrics:
+    for metric in profile.all_metrics:  # derived metrics' names too
         terms |= {metric.code, metric.name_zh, metric.name_en, *metric.aliases}
     for competitor in profile.competitors:
         terms |= {competitor.name, *competitor.aliases}

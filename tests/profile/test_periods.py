@@ -67,6 +67,13 @@ def test_period_label_and_code() -> None:
         ("3rd quarter of fiscal 2025", "2025Q3"),
         ("the first half of 2025", "2025H1"),
         ("second half of FY2024", "2024H2"),
+        # Hyphenated, after a comma, or with the year first: a quarter, never the whole year.
+        ("the third-quarter of 2024", "2024Q3"),
+        ("first-quarter 2025", "2025Q1"),
+        ("fourth quarter, 2023", "2023Q4"),
+        ("2025 first quarter", "2025Q1"),
+        ("FY2024 second-half", "2024H2"),
+        ("2024's first half", "2024H1"),
     ],
 )
 def test_absolute_forms(text: str, label: str) -> None:
@@ -374,3 +381,29 @@ def test_a_range_reports_how_many_years_it_spans() -> None:
     (match,) = merge_ranges("2000到2025年", find_periods("2000到2025年", REF))
     assert (match.first, match.period, match.years) == (p("FY2000"), p("FY2025"), 26)
     assert match.years > MAX_RANGE_YEARS
+
+
+@pytest.mark.parametrize(
+    "text", ["9M 2025", "前三季度 2025", "2025年1-9月", "Q1-Q3 2025", "YTD 2025", "年初至今"]
+)
+def test_a_part_of_a_year_is_a_period_expression_naming_no_period(text: str) -> None:
+    """A table header such as "9M 2025" is read as one expression that maps to nothing (its
+    column goes to review), never as FY2025."""
+    unnamed: list[tuple[int, int]] = []
+    found = find_periods(text, date(2026, 1, 1), FiscalCalendar(12), unnamed=unnamed)
+    assert [m.period.label for m in found if m.period.year == 2025] == []
+    assert unnamed
+
+
+@pytest.mark.parametrize(
+    "sample", [" 第1-2季度", " 1至3季度", " Q1-Q3 2025", " 2025年", " first half"]
+)
+def test_no_period_rule_begins_at_a_space(sample: str) -> None:
+    """A rule that can begin at a space is tried at every position of a long blank run and
+    scans the whole run each time (a heading padded with 50,000 spaces took a minute)."""
+    import re
+
+    from ragspine.profile.period_rules import alternatives
+
+    begins_at_space = [a[:60] for a in alternatives() if re.match(a, sample, re.IGNORECASE)]
+    assert begins_at_space == []

@@ -74,8 +74,9 @@ class Glossary:
 
         A metric alias preceded by "other" or followed by a ratio suffix is not that metric
         (its span is reported in ``other_metrics``), and a home-company alias right before
-        another entity qualifies it ("<home company> <region>" is the region) instead of
-        adding a second entity. ``respace`` is ``AliasMatcher.finditer``'s.
+        another entity qualifies it ("<home company> <region>", "<home company>'s <region>",
+        "<home company>的<region>" are the region) instead of adding a second entity.
+        ``respace`` is ``AliasMatcher.finditer``'s.
         """
         hits: list[AliasHit] = []
         other: list[tuple[int, int]] = []
@@ -93,7 +94,7 @@ class Glossary:
                 previous is not None
                 and previous.kind == hit.kind == ENTITY
                 and previous.code == home != hit.code
-                and not text[previous.end : hit.start].strip()
+                and _OWNER_GAP.fullmatch(text, previous.end, hit.start) is not None
             ):
                 hits[-1] = AliasHit(ENTITY, hit.code, previous.start, hit.end, hit.text)
             else:
@@ -105,6 +106,11 @@ class Glossary:
             return None
         entry = self.terms.lookup(raw)
         return entry.code if entry is not None and entry.kind == kind else None
+
+
+# What may stand between the home company's name and the entity it qualifies: spaces, and a
+# possessive ("<company>'s <unit>", "<company>的<unit>").
+_OWNER_GAP = re.compile(r"\s*(?:['’]s|的)?\s*")
 
 
 def _metric_prefix(text: str, end: int) -> re.Match[str] | None:
@@ -139,7 +145,7 @@ def build_glossary(profile: DomainProfile) -> Glossary:
 def _terms_by_kind(
     profile: DomainProfile,
 ) -> tuple[tuple[str, Sequence[EntityDef | MetricDef | ChannelDef]], ...]:
-    return ((METRIC, profile.metrics), (ENTITY, profile.entities), (CHANNEL, profile.channels))
+    return ((METRIC, profile.all_metrics), (ENTITY, profile.entities), (CHANNEL, profile.channels))
 
 
 def _term_entries(profile: DomainProfile) -> list[AliasEntry]:

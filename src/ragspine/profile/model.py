@@ -16,8 +16,11 @@ from pydantic import (
     model_validator,
 )
 
-from ragspine.profile.matching import alias_key
+from ragspine.profile.alias_clashes import alias_clash
+from ragspine.profile.derived import derived_issue
+from ragspine.profile.hierarchy import hierarchy_issue
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.units import CANONICAL_SCALE, Unit, UnitKind, is_currency
 
 _Built = TypeVar("_Built")
 
@@ -26,6 +29,16 @@ class MetricKind(StrEnum):
     AMOUNT = "amount"
     RATIO = "ratio"
     COUNT = "count"
+    PER_SHARE = "per_share"
+
+
+# The unit kind each metric kind is stored in (a ratio is stored as a percent).
+UNIT_KINDS = {
+    MetricKind.AMOUNT: UnitKind.AMOUNT,
+    MetricKind.RATIO: UnitKind.PERCENT,
+    MetricKind.COUNT: UnitKind.COUNT,
+    MetricKind.PER_SHARE: UnitKind.PER_SHARE,
+}
 
 
 class ProfileIssue(ValueError):
@@ -47,6 +60,12 @@ def _check_code(value: str) -> str:
     return value
 
 
+def _check_currency(value: str | None) -> str | None:
+    if value is not None and not is_currency(value):
+        raise ValueError(f"{value!r} is not an ISO 4217 currency code (e.g. USD, HKD, CNY, EUR)")
+    return value
+
+
 def _clean_aliases(values: tuple[str, ...]) -> tuple[str, ...]:
     cleaned = tuple(v.strip() for v in values)
     if any(not v for v in cleaned):
@@ -58,6 +77,11 @@ class CompanySection(_Frozen):
     name: str = Field(min_length=1)
     name_zh: str = ""
     home_entity: str
+    # The currency the company reports in: what a table stating only a scale ("(in
+    # thousands)") is in, and what "$", "¥" or "元" mean when they could mean several.
+    reporting_currency: str | None = None
+
+    _currency = field_validator("reporting_currency")(_check_currency)
 
 
 class FiscalSection(_Frozen):
@@ -71,26 +95,128 @@ class DefaultsSection(_Frozen):
 
 
 class EntityDef(_Frozen):
+    """An entity; ``parent`` names the entity whose figure sums this one with its siblings."""
+
     code: str
     name_zh: str
     name_en: str
     geography: str
     aliases: tuple[str, ...] = ()
+    parent: str | None = None
+
+    _code = field_validator("code")(_check_code)
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+
+class GroupDef(_Frozen):
+    """A named population of entities ("all regions"): the ``members`` listed, else the
+    children of ``parent`` (the entities naming it as their parent)."""
+
+    code: str
+    name_zh: str = ""
+    name_en: str = ""
+    aliases: tuple[str, ...] = ()
+    members: tuple[str, ...] = ()
+    parent: str | None = None
 
     _code = field_validator("code")(_check_code)
     _aliases = field_validator("aliases")(_clean_aliases)
 
 
 class MetricDef(_Frozen):
+    """A metric. ``unit`` is a unit code (``units``: "USD_M", "PCT", "COUNT"), kept for profiles
+    written before ``currency``; a metric may instead give its ``kind`` and expected
+    ``currency`` (the company's reporting currency when left out)."""
+
     code: str
     name_zh: str
     name_en: str
-    unit: str
+    unit: str | None = None
     kind: MetricKind = MetricKind.AMOUNT
+    currency: str | None = None
     aliases: tuple[str, ...] = ()
 
     _code = field_validator("code")(_check_code)
     _aliases = field_validator("aliases")(_clean_aliases)
+    _currency = field_validator("currency")(_check_currency)
+
+    @field_validator("unit")
+    @classmethod
+    def _check_unit(cls, value: str | None) -> str | None:
+        if value is not None:
+            Unit.parse(value)  # a ValueError names the forms a code takes
+        return value
+
+    @model_validator(mode="after")
+    def _unit_agrees(self) -> MetricDef:
+        if self.unit is None:
+            return self
+        unit = Unit.parse(self.unit)
+        if unit.kind != UNIT_KINDS[self.kind]:
+            raise ValueError(f"unit {self.unit!r} is not a unit of a {self.kind.value} metric")
+        if self.currency is not None and unit.currency != self.currency:
+            raise ValueError(f"unit {self.unit!r} is not in currency {self.currency!r}")
+        return self
+
+    def default_unit(self, reporting_currency: str | None) -> Unit | None:
+        """The unit a figure of this metric is in when its table states none; None for an
+        amount whose currency neither the metric nor the company names."""
+        if self.unit is not None:
+            return Unit.parse(self.unit)
+        kind = UNIT_KINDS[self.kind]
+        if kind in (UnitKind.PERCENT, UnitKind.COUNT):
+            return Unit(kind)
+        currency = self.currency or reporting_currency
+        if currency is None:
+            return None
+        return Unit(kind, currency, CANONICAL_SCALE if kind == UnitKind.AMOUNT else 0)
+
+    def expected_currency(self, reporting_currency: str | None) -> str | None:
+        """The currency this metric's figures are expected in, if the profile says."""
+        if self.currency is not None:
+            return self.currency
+        if self.unit is not None and (declared := Unit.parse(self.unit).currency):
+            return declared
+        return reporting_currency
+
+
+class DerivedDef(_Frozen):
+    """A metric computed from two others of the same entity, period, channel and unit:
+    ``numerator`` ÷ ``denominator``. Only a ``ratio`` (shown as a percent) is computed. Its
+    names and aliases are read like a metric's, and a figure a document states for it is a
+    fact of this code, which an answer prefers to the computed one."""
+
+    code: str
+    name_zh: str
+    name_en: str
+    numerator: str
+    denominator: str
+    kind: MetricKind = MetricKind.RATIO
+    aliases: tuple[str, ...] = ()
+
+    _code = field_validator("code")(_check_code)
+    _aliases = field_validator("aliases")(_clean_aliases)
+
+    @field_validator("kind")
+    @classmethod
+    def _check_kind(cls, value: MetricKind) -> MetricKind:
+        if value != MetricKind.RATIO:
+            raise ValueError(
+                f"a derived metric is a 'ratio' (numerator ÷ denominator, shown as a percent); "
+                f"{value.value!r} is not computed"
+            )
+        return value
+
+    def as_metric(self) -> MetricDef:
+        """The metric this rule defines, as questions, tables and answers read it."""
+        return MetricDef(
+            code=self.code,
+            name_zh=self.name_zh,
+            name_en=self.name_en,
+            unit="PCT",
+            kind=self.kind,
+            aliases=self.aliases,
+        )
 
 
 class ChannelDef(_Frozen):
@@ -145,6 +271,8 @@ class DomainProfile(_Frozen):
     metrics: tuple[MetricDef, ...] = Field(min_length=1)
     channels: tuple[ChannelDef, ...] = Field(min_length=1)
     competitors: tuple[CompetitorDef, ...] = ()
+    groups: tuple[GroupDef, ...] = ()
+    derived: tuple[DerivedDef, ...] = ()
     sensitivity: SensitivitySection = SensitivitySection()
     # Matchers compiled from this profile (glossary, parser lexicon), built on first use and
     # kept with the profile they describe, so a second profile can never be served the first
@@ -156,8 +284,14 @@ class DomainProfile(_Frozen):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> DomainProfile:
-        for section in ("entities", "metrics", "channels"):
+        for section in ("entities", "metrics", "channels", "groups", "derived"):
             _check_unique_codes(section, getattr(self, section))
+        issue = derived_issue(self.metrics, self.derived, self.company.reporting_currency)
+        if issue is not None:
+            raise ProfileIssue(*issue)
+        issue = hierarchy_issue(self.entities, self.groups)
+        if issue is not None:
+            raise ProfileIssue(*issue)
         if self.company.home_entity not in {e.code for e in self.entities}:
             raise ProfileIssue(
                 "company.home_entity",
@@ -170,7 +304,16 @@ class DomainProfile(_Frozen):
                 f"{self.defaults.channel!r} is not one of the channel codes "
                 f"({', '.join(c.code for c in self.channels)})",
             )
-        _check_alias_clashes(self)
+        issue = alias_clash(self)
+        if issue is not None:
+            raise ProfileIssue(*issue)
+        for index, metric in enumerate(self.metrics):
+            if metric.default_unit(self.company.reporting_currency) is None:
+                raise ProfileIssue(
+                    f"metrics.{index}.currency",
+                    f"{metric.code} is a {metric.kind.value} metric without a currency: give it "
+                    "a currency (or a unit such as 'USD_M'), or set company.reporting_currency",
+                )
         return self
 
     def __eq__(self, other: object) -> bool:
@@ -203,8 +346,30 @@ class DomainProfile(_Frozen):
     def entity(self, code: str) -> EntityDef | None:
         return next((e for e in self.entities if e.code == code), None)
 
+    def group(self, code: str) -> GroupDef | None:
+        return next((g for g in self.groups if g.code == code), None)
+
+    def children(self, code: str) -> tuple[str, ...]:
+        """The codes of the entities whose parent is ``code``, in profile order."""
+        return tuple(e.code for e in self.entities if e.parent == code)
+
+    def members(self, group: GroupDef) -> tuple[str, ...]:
+        """A group's entity codes: those it lists, else its parent's children."""
+        return group.members or (self.children(group.parent) if group.parent else ())
+
     def metric(self, code: str) -> MetricDef | None:
-        return next((m for m in self.metrics if m.code == code), None)
+        """The metric ``code`` names, a derived one included."""
+        return self.compiled("metrics-by-code", _metrics_by_code).get(code)
+
+    @property
+    def all_metrics(self) -> tuple[MetricDef, ...]:
+        """The metrics, then the derived metrics as metrics: every metric a question or a
+        table may name."""
+        return self.compiled("all-metrics", _all_metrics)
+
+    def derived_metric(self, code: str) -> DerivedDef | None:
+        """The rule of a derived metric; None for a metric the documents state only."""
+        return next((d for d in self.derived if d.code == code), None)
 
     def channel(self, code: str) -> ChannelDef | None:
         return next((c for c in self.channels if c.code == code), None)
@@ -240,8 +405,17 @@ class DomainProfile(_Frozen):
         return self._source.parent / path
 
 
+def _all_metrics(profile: DomainProfile) -> tuple[MetricDef, ...]:
+    return profile.metrics + tuple(d.as_metric() for d in profile.derived)
+
+
+def _metrics_by_code(profile: DomainProfile) -> dict[str, MetricDef]:
+    return {m.code: m for m in profile.all_metrics}
+
+
 def _check_unique_codes(
-    section: str, items: tuple[EntityDef | MetricDef | ChannelDef, ...]
+    section: str,
+    items: tuple[EntityDef | MetricDef | ChannelDef | GroupDef | DerivedDef, ...],
 ) -> None:
     first: dict[str, int] = {}
     for index, item in enumerate(items):
@@ -251,40 +425,3 @@ def _check_unique_codes(
                 f"{section}.{index}.code",
                 f"duplicate code {item.code!r} (already used by {section}.{earlier})",
             )
-
-
-def _check_alias_clashes(profile: DomainProfile) -> None:
-    """One alias must mean one thing: two codes sharing it would make every match a guess.
-
-    Aliases compare case-folded and without whitespace, the way the matchers compare them.
-    """
-    # alias key -> (owner, dotted key, spelling) of the first alias with that key
-    owners: dict[str, tuple[tuple[str, str], str, str]] = {}
-    for section, code, key, alias in _aliases(profile):
-        owner, where, first = owners.setdefault(alias_key(alias), ((section, code), key, alias))
-        if owner != (section, code):
-            raise ProfileIssue(
-                key,
-                f"alias {alias!r} is already used by {where} ({owner[1]}): {first!r} "
-                f"({owner[1]}) and {alias!r} ({code}) read as one name, since aliases "
-                "compare ignoring case and spaces",
-            )
-
-
-def _aliases(profile: DomainProfile) -> list[tuple[str, str, str, str]]:
-    """(section, code, dotted key, alias) for every name a question may use."""
-    found: list[tuple[str, str, str, str]] = []
-    for section in ("entities", "metrics", "channels"):
-        for index, item in enumerate(getattr(profile, section)):
-            for name in ("code", "name_zh", "name_en"):
-                if getattr(item, name):
-                    found.append(
-                        (section, item.code, f"{section}.{index}.{name}", getattr(item, name))
-                    )
-            for n, alias in enumerate(item.aliases):
-                found.append((section, item.code, f"{section}.{index}.aliases.{n}", alias))
-    for index, comp in enumerate(profile.competitors):
-        found.append(("competitors", comp.name, f"competitors.{index}.name", comp.name))
-        for n, alias in enumerate(comp.aliases):
-            found.append(("competitors", comp.name, f"competitors.{index}.aliases.{n}", alias))
-    return found
