@@ -42,7 +42,7 @@ def test_tool_round_trip_then_prose_is_discarded(
     result = answer_question(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
-    assert "5555" not in result.answer and "1320 USD_M" in result.answer
+    assert "5555" not in result.answer and "1,320 百万美元" in result.answer
     assert [(r.slots, r.status) for r in result.tool_results] == [(CN_FY2024, "found")]
     assert result.guard_override is GuardOverride.SLOT_MISMATCH
     second = fake_llm_server.requests[1].body
@@ -61,7 +61,7 @@ def test_a_query_for_the_asked_slots_ends_the_loop(
     result = answer_question(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
-    assert "5555" not in result.answer and "1320 USD_M" in result.answer
+    assert "5555" not in result.answer and "1,320 百万美元" in result.answer
     assert result.guard_override is None and result.trace["guard_override"] is False
     assert len(fake_llm_server.requests) == 1 and result.trace["llm_calls"] == 1
 
@@ -78,7 +78,7 @@ def test_truncated_tool_arguments_from_a_weak_model(
     result = answer_question(
         "中国内地FY2024的REVENUE是多少", store, providers(fake_llm_server)[kind], reference_date=REF
     )
-    assert "1320 USD_M" in result.answer and "999" not in result.answer
+    assert "1,320 百万美元" in result.answer and "999" not in result.answer
     assert result.guard_override is GuardOverride.SLOT_MISMATCH
     assert result.trace["guard_override"] is True
     assert_no_invented_numbers(result, [CN_FY2024])

@@ -79,7 +79,7 @@ def test_a_scripted_model_stating_a_wrong_value_loses_that_sentence(tmp_path: Pa
     )
     assert "9,999" not in result.answer and "9999" not in result.answer
     assert "Agency sales drove Hong Kong revenue" in result.answer
-    assert "2480" in result.answer  # the structured fact stands
+    assert "US$ 2,480 m" in result.answer  # the structured fact stands
     assert result.trace["facts_contradicted"] == 1
     assert fabricated_numbers(result) == []
 

@@ -281,7 +281,7 @@ def test_composite_appends_attribution_and_merges_sources(store: CountingStore) 
     )
     assert result.route is Route.COMPOSITE
     head, tail = result.answer.split("\n\n归因分析：\n")
-    assert head.splitlines()[0].startswith("ACME_HK FY2025 REVENUE：2480 USD_M")
+    assert head.splitlines()[0].startswith("香港 FY2025 收入：2,480 百万美元")
     assert "[1]" in tail
     # "增长" asks for the change too: both facts' cells first, then the cited passages.
     assert result.sources == [

@@ -60,8 +60,8 @@ def test_the_growth_answer_discloses_the_pending_restatement(workspace: Workspac
     result = ask(workspace, "为什么香港FY2025收入增长")
     _, doc, locator = restatement(workspace)
     structured = result.answer.split("归因分析")[0]
-    assert "2850" in structured and "+255" in structured
-    assert f"2880 USD_M（来源：{doc} · {locator}" in structured
+    assert "2,850" in structured and "+255" in structured
+    assert f"2,880 百万美元（来源：{doc} · {locator}" in structured
     assert "暂定" in structured.splitlines()[-2]  # the change line is provisional
     assert [(p.value, p.doc_id, p.locator) for p in result.pending] == [(2880, doc, locator)]
     # The narrative's restated figure is a disclosed restatement, not a contradiction.
@@ -78,10 +78,10 @@ def test_an_answer_without_a_pending_value_says_nothing_of_it(workspace: Workspa
 
 def test_an_undisclosed_pending_value_counts_as_fabricated(workspace: Workspace) -> None:
     result = ask(workspace, "What was ACME HK revenue in FY2024?")
-    assert "2880" in result.answer and "provisional" not in result.answer
+    assert "US$ 2,880 m" in result.answer and "provisional" not in result.answer
     assert fabricated_numbers(result) == []
     result.pending = []
-    assert "2880" in [f.number for f in fabricated_numbers(result)]
+    assert "2,880" in [f.number for f in fabricated_numbers(result)]
 
 
 def test_the_eval_counts_a_sentence_contradicting_a_stored_fact(workspace: Workspace) -> None:
@@ -102,4 +102,4 @@ def test_approving_the_restatement_ends_the_disclosure(workspace: Workspace) -> 
         approve(store, item_id)
     result = ask(workspace, "为什么香港FY2025收入增长")
     assert result.pending == [] and "暂定" not in result.answer
-    assert "2880 USD_M" in result.answer.split("归因分析")[0]
+    assert "2,880 百万美元" in result.answer.split("归因分析")[0]

@@ -239,8 +239,8 @@ def test_a_range_answers_each_year_with_its_source_and_yearly_changes(
     assert result.answer_kind is AnswerKind.FOUND
     assert [r.slots.period.label for r in result.tool_results] == ["FY2023", "FY2024", "FY2025"]
     assert len(result.sources) == 3
-    assert "Change (FY2024 vs FY2023): +200 USD_M (+10.0%)" in result.answer
-    assert "Change (FY2025 vs FY2024): +220 USD_M (+10.0%)" in result.answer
+    assert "Change (FY2024 vs FY2023): +US$ 200 m (+10.00%)" in result.answer
+    assert "Change (FY2025 vs FY2024): +US$ 220 m (+10.00%)" in result.answer
     assert fabricated_numbers(result, allowed_values=[2000, 2200, 2420]) == []
 
 
@@ -251,20 +251,20 @@ def test_a_breakdown_answers_each_channel_and_says_which_is_missing(
     assert result.answer_kind is AnswerKind.PARTIAL
     found = {r.slots.channel: r.value for r in result.tool_results if r.status == "found"}
     assert found == {"AGENCY": 600, "BANCA": 250, "BROKER": 90}
-    assert "查不到：NBV / ACME_HK / FY2025（渠道 DIGITAL）" in result.answer
+    assert "查不到：新业务价值 / 香港 / FY2025（渠道 数字渠道）" in result.answer
     assert len(result.sources) == 3
     assert fabricated_numbers(result, allowed_values=[600, 250, 90]) == []
 
 
 def test_two_channels_are_compared_by_channel(store: CountingStore) -> None:
     result = ask("HK agency and bancassurance NBV FY2025", store)
-    assert "Difference (AGENCY minus BANCA): +350 USD_M (+140.0%)" in result.answer
+    assert "Difference (Agency minus Bancassurance): +US$ 350 m (+140.00%)" in result.answer
 
 
 def test_a_growth_follow_up_adds_the_year_before(store: CountingStore) -> None:
     result = ask("香港FY2025收入是多少？跟上一年比呢", store)
     assert [r.slots.period.label for r in result.tool_results] == ["FY2025", "FY2024"]
-    assert "变化（FY2025 较 FY2024）：+220 USD_M（+10.0%）" in result.answer
+    assert "变化（FY2025 较 FY2024）：+220 百万美元（+10.00%）" in result.answer
 
 
 def test_a_long_range_asks_first_without_a_lookup(store: CountingStore) -> None:

@@ -88,6 +88,7 @@ def test_found_payload_is_exact(store: FactStore) -> None:
         "period_label": "FY2024",
         "channel": "TOTAL",
         "source": {"doc": DECK, "locator": LOCATOR},
+        "row_label": None,  # the fixture's fact was not read from a table
     }
 
 

@@ -4,6 +4,7 @@ assumed slots as the wire shows them, and which answer kinds state no value."""
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 
 import pytest
 
@@ -63,7 +64,10 @@ def test_found_wire_form() -> None:
         "period_label": "2025H1",
         "channel": "AGENCY",
         "source": {"doc": "ACME_5Y.xlsx", "locator": "sheet=HK,cell=C7"},
+        "row_label": None,
     }
+    labelled = replace(FOUND, row_label="Revenue (US$ m)")
+    assert labelled.to_dict()["row_label"] == "Revenue (US$ m)"
 
 
 def test_not_found_wire_form() -> None:

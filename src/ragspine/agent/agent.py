@@ -4,19 +4,25 @@
 
 The early returns run in a fixed order and fire before any tool, retrieval or LLM call. On the
 structured route the model never supplies the answer text: every number is rendered from a found
-fact or computed by our code from found facts (``agent.compare``). If the model does not query
-exactly what the user asked, the agent runs the parsed query itself (``agent.guard``).
+fact or computed by our code from found facts (``agent.compare``, and ``agent.analyst`` for
+rankings, totals, exclusions, averages, CAGR and spans, which run our own lookups only). If
+the model does not query exactly what the user asked, the agent runs the parsed query itself
+(``agent.guard``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from itertools import product
 
+from ragspine.agent.analysis_cues import with_ratios
+from ragspine.agent.analyst import run_analysis
 from ragspine.agent.clarify import clarify_scope
 from ragspine.agent.compare import comparison, yearly_changes
 from ragspine.agent.consistency import FactCheck, pending_values
+from ragspine.agent.conversation import FollowUp, context_of, follow_up
 from ragspine.agent.guard import ToolContext, run_tool_loop
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.narrative import filters_for, run_narrative
@@ -40,9 +46,11 @@ from ragspine.agent.types import (
     ToolResult,
     ToolStatus,
 )
+from ragspine.agent.unit_request import unit_request_lines
 from ragspine.errors import ProviderError, UsageError
 from ragspine.llm.protocol import LLMProvider
 from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink, new_request_id
+from ragspine.profile.display import Names
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
@@ -92,9 +100,13 @@ def answer_question(
     clearance: Sensitivity = DEFAULT_CLEARANCE,
     trace_sink: TraceSink | None = None,
     request_id: str | None = None,
+    previous: Sequence[str] = (),
 ) -> AgentResult:
     """Answer one question. ``profile`` defaults to the shipped example profile (the seeds'
     example relies on it); every layer below receives this one profile object.
+
+    ``previous`` are the conversation's earlier user questions, oldest first: a follow-up
+    inherits the slots it leaves out from them (``agent.conversation``), and says so.
 
     Raises ``UsageError`` for an empty question or one longer than ``MAX_QUESTION_CHARS``.
     """
@@ -118,8 +130,18 @@ def answer_question(
     intent = parser.parse(normalized, day)
     if intent.raw_question != question:  # most questions need no normalizing: skip the copy
         intent = replace(intent, raw_question=question)
+    follow: FollowUp | None = None
+    if previous:
+        context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS)
+        follow = follow_up(intent, context)
+        if follow is not None:
+            intent = follow.intent
+            trace.inherited_slots = list(follow.inherited)
+    intent = with_ratios(intent, profile)
     _record_intent(trace, intent)
     clarification = clarify_scope(intent, day, profile=profile, gate=SecurityGate.of(profile))
+    if follow is not None:
+        clarification = follow.gateway(clarification, profile)
     trace.clarification_mode = clarification.mode
     trace.clarification_reason = clarification.reason
     run = _Run(
@@ -147,6 +169,8 @@ def answer_question(
             intent = _apply_assumptions(intent, clarification)
             trace.assumed_slots = sorted(clarification.assumed_slots)
         result = _route(run, intent, clarification)
+        if follow is not None and follow.inherited:
+            result.answer = f"{follow.note(profile)}\n{result.answer}"
         if clarification.assumption_note:
             result.answer = f"{clarification.assumption_note}\n{result.answer}"
 
@@ -232,6 +256,8 @@ def _subtasks(intent: ParsedIntent, profile: DomainProfile) -> list[Slots]:
 def _run_structured(
     run: _Run, intent: ParsedIntent, clarification: ClarificationResult
 ) -> AgentResult:
+    if intent.analysis is not None:  # a ranking, total, exclusion, average, CAGR, span, ratio
+        return run_analysis(intent, clarification, run.tools, run.msgs)
     asked = _subtasks(intent, run.profile)
     run.trace.subtasks = len(asked)
     resolved = [run.tools.resolve(task) for task in asked]
@@ -271,23 +297,23 @@ def _structured_answer(
     source, and a comparison built on it is marked provisional.
     """
     default_channel = run.profile.defaults.channel
+    names = Names(run.profile, run.language)
     lines: list[str] = []
     disclosed = []
     for r in results:
-        lines.append(render_result(r, run.msgs, default_channel, run.language))
+        lines.append(render_result(r, run.msgs, default_channel, names))
         if isinstance(r, FoundFact):
             waiting = pending_values(run.tools.store, r.slots, run.tools.clearance)
             disclosed += waiting
-            lines += [
-                render_pending(r, p, run.msgs, default_channel, run.language) for p in waiting
-            ]
+            lines += [render_pending(r, p, run.msgs, default_channel, names) for p in waiting]
     found = [r for r in results if isinstance(r, FoundFact)]
+    lines += unit_request_lines(intent, found, run.msgs, default_channel, names)
     changes: list[str] = []
     if len(found) == len(results) == 2:
-        line = comparison(found[0], found[1], run.profile, run.msgs)
+        line = comparison(found[0], found[1], run.profile, run.msgs, run.language)
         changes = [line] if line else []
     elif len(found) > 2:
-        changes = yearly_changes(found, run.profile, run.msgs)
+        changes = yearly_changes(found, run.profile, run.msgs, run.language)
     if changes:
         lines += [run.msgs.provisional(line) if disclosed else line for line in changes]
     elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact):

@@ -3,9 +3,9 @@
 Checked in this order, before any tool, retrieval or LLM call:
 1. refuse — the security gate re-screens the *raw* question (never the parser's fields), so a
    custom or LLM parser cannot talk its way past it;
-2. ask first — an entity the profile does not know, no metric or one it does not define, or
-   a range of more years than ``MAX_RANGE_YEARS``: guessing would answer a different question
-   with a real-looking number;
+2. ask first — an entity the profile does not know, a period expression its fiscal calendar
+   has no period for, no metric or one it does not define, or a range of more years than
+   ``MAX_RANGE_YEARS``: guessing would answer a different question with a real-looking number;
 3. assume and surface — a missing entity or period is filled with the home entity or the latest
    complete fiscal year, and the banner says so with one-click narrowing options;
 4. none.
@@ -38,6 +38,7 @@ REASON_COMPETITOR = ClarifyReason.COMPETITOR
 REASON_UNKNOWN_ENTITY = ClarifyReason.UNKNOWN_ENTITY
 REASON_MISSING_METRIC = ClarifyReason.MISSING_METRIC
 REASON_PERIOD_RANGE = ClarifyReason.PERIOD_RANGE
+REASON_UNKNOWN_PERIOD = ClarifyReason.UNKNOWN_PERIOD
 
 __all__ = [
     "CLARIFY_ANSWER_WITH_ASSUMPTIONS",
@@ -48,6 +49,7 @@ __all__ = [
     "REASON_MISSING_METRIC",
     "REASON_PERIOD_RANGE",
     "REASON_UNKNOWN_ENTITY",
+    "REASON_UNKNOWN_PERIOD",
     "ClarificationResult",
     "clarify_scope",
 ]
@@ -81,8 +83,10 @@ def clarify_scope(
             question=msgs.ask_entity(list(intent.unknown_entities), options),
             reason=ClarifyReason.UNKNOWN_ENTITY,
         )
+    if intent.unknown_periods:
+        return _ask_period(intent, reference_date or date.today(), profile, msgs)
     if intent.metric is None or intent.unknown_metrics:
-        options = [_metric_label(profile, m.code, intent.language) for m in profile.metrics]
+        options = [_metric_label(profile, m.code, intent.language) for m in profile.all_metrics]
         unknown = list(intent.unknown_metrics)
         return ClarificationResult(
             mode=ClarifyMode.ASK_FIRST,
@@ -95,6 +99,22 @@ def clarify_scope(
     if intent.long_range is not None:
         return _range_too_long(intent.long_range, msgs)
     return _assumptions(intent, reference_date or date.today(), profile)
+
+
+def _ask_period(
+    intent: ParsedIntent, day: date, profile: DomainProfile, msgs: Messages
+) -> ClarificationResult:
+    """Ask which period an expression the calendar cannot name means, offering the latest
+    complete fiscal years."""
+    calendar = FiscalCalendar(profile.fiscal.year_end_month)
+    latest = calendar.latest_complete_year(day)
+    options = (latest.label, latest.previous_year().label)
+    return ClarificationResult(
+        mode=ClarifyMode.ASK_FIRST,
+        narrowing_options=options,
+        question=msgs.ask_period(list(intent.unknown_periods), calendar.year_end_month, [*options]),
+        reason=ClarifyReason.UNKNOWN_PERIOD,
+    )
 
 
 def _range_too_long(asked: tuple[Period, Period], msgs: Messages) -> ClarificationResult:

@@ -116,7 +116,10 @@ def stated_amounts(text: str, profile: DomainProfile, *, percentages: bool) -> l
     """The numbers of ``text`` that state an amount: not part of a period, not glued to a
     letter (a code), and percentages only when ``percentages`` (a ratio metric)."""
     calendar = glossary_for(profile).calendar
-    spans = [(p.start, p.end) for p in find_periods(text, calendar=calendar)]
+    # A date or split year the calendar names no period for is no amount either.
+    unnamed: list[tuple[int, int]] = []
+    named = [(p.start, p.end) for p in find_periods(text, calendar=calendar, unnamed=unnamed)]
+    spans = named + unnamed
     found: list[Stated] = []
     for match in _NUMBER.finditer(text):
         start, end = match.span()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from ragspine.profile.matching import AliasEntry, AliasMatcher
+from ragspine.profile.period_dates import MONTH_NAMES
 from ragspine.profile.regex_starts import compile_guarded
 
 # "Why / what happened" questions, answered from prose.
@@ -626,6 +627,10 @@ STOPWORDS_EN = frozenset(
         "consolidated",
         "net",
         "gross",
+        # dates: "as at December 31", "the year ended March 2025" name a period, never a place
+        *MONTH_NAMES,
+        "ended",
+        "ending",
     ]
 )
 

@@ -2,11 +2,16 @@
 
 Order of work on a question: it is normalized (``agent.normalize``; ``raw_question`` keeps it
 as typed); the security gate masks competitor names; period expressions are found (a range of
-years expanded into its years) and masked; metric, entity and channel aliases are matched
-longest first and masked; cue words decide the route and adjust the slots ("interim" turns a
-year into its first half, "by channel" lists every channel); whatever looks like a company or
-region the profile does not know is kept in ``unknown_entities`` (and a name that reads as a
-metric in ``unknown_metrics``) so the clarification gateway can ask instead of guessing.
+years expanded into its years; one the fiscal calendar has no period for is kept in
+``unknown_periods`` for the gateway to ask about) and masked, and so are accounting standards
+("IFRS 17", "US GAAP"); metric, entity and channel aliases are matched longest first (a longer
+row label written with other punctuation wins, one written with shortened words is asked
+about: ``agent.row_choice``) and masked; cue words decide the route and adjust the slots
+("interim" turns a year into its first half, "by channel" lists every channel); whatever looks
+like a company, unit or region the profile does not know is kept in ``unknown_entities`` (and
+a name that reads as a metric in ``unknown_metrics``) so the clarification gateway can ask
+instead of guessing — months, table words and a unit's short name are not unknown entities
+(``agent.not_entities``). A profile with one entity fills the entity slot with it.
 """
 
 from __future__ import annotations
@@ -18,10 +23,25 @@ from datetime import date
 import rjieba
 
 from ragspine.agent import cues
+from ragspine.agent.analysis_cues import (
+    analysis_entities,
+    analyst_matcher,
+    may_ask_ratio,
+    read_analysis,
+    without_stray_closers,
+)
 from ragspine.agent.gazetteer import place_matcher
 from ragspine.agent.normalize import normalize_question
+from ragspine.agent.not_entities import (
+    ends_in_unit_word,
+    inside_unit_name,
+    join_unit_words,
+    rules_for,
+)
+from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityGate
 from ragspine.agent.types import ParsedIntent, Route
+from ragspine.agent.unit_request import find_unit_request
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
 from ragspine.profile.matching import AliasHit, MatcherSet, alias_key, detect_language, mask
 from ragspine.profile.model import DomainProfile
@@ -59,7 +79,13 @@ def _build_lexicon(profile: DomainProfile) -> _Lexicon:
     glossary = glossary_for(profile)
     known = {alias_key(entry.alias) for entry in glossary.terms.entries()}
     leftovers = MatcherSet(
-        [cues.NUMERIC, cues.GROWTH, cues.PROSE_AND_MODIFIERS, place_matcher(known)]
+        [
+            cues.NUMERIC,
+            cues.GROWTH,
+            cues.PROSE_AND_MODIFIERS,
+            place_matcher(known),
+            analyst_matcher(profile),
+        ]
     )
     return _Lexicon(glossary, SecurityGate.of(profile), leftovers, _breakdown_channels(profile))
 
@@ -82,26 +108,39 @@ def parse_intent(
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
     bases = cues.growth_bases(screen.masked_text)
     text = mask(screen.masked_text, bases) if bases else screen.masked_text
+    # "in billions", "以亿元计", "换算成美元": kept for the answer, blanked so no word of it is
+    # read as a name.
+    unit_request = find_unit_request(text, profile.company.reporting_currency)
+    if unit_request is not None:
+        text = mask(text, unit_request.spans)
+    unnamed: list[tuple[int, int]] = []
     period_hits = merge_ranges(
-        text, find_periods(text, reference_date or date.today(), lex.glossary.calendar)
+        text,
+        find_periods(text, reference_date or date.today(), lex.glossary.calendar, unnamed=unnamed),
     )
-    if period_hits:
-        text = mask(text, [(p.start, p.end) for p in period_hits])
+    if period_hits or unnamed:
+        text = mask(text, [*((p.start, p.end) for p in period_hits), *unnamed])
+    names = rules_for(profile)
+    # "IFRS 17", "US GAAP": a standard names neither an entity nor a place inside it.
+    standards = [(h.start, h.end) for h in names.standards.finditer(text, respace=False)]
+    text = mask(text, standards) if standards else text
     # The question is normalized: every run of spaces in the text from here on is a span
     # blanked below, which no alias may match across (``respace=False``).
     terms = lex.glossary.match_terms(text, respace=False)
-    term_hits = terms.hits
+    # A longer row label written around a shorter one wins; one nearly written is asked about.
+    term_hits, unclear = longer_labels(profile).choose(text, terms.hits)
     # An alias glued to a suffix (alias + "率") names a metric we do not know: keep it out of
     # both the slots and the unknown-entity scan, and let the gateway ask which metric.
-    other_metrics = terms.other_metrics
+    other_metrics = [*terms.other_metrics, *unclear] if unclear else terms.other_metrics
     residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
 
     metrics, entities, channels = _codes(term_hits)
     periods, long_range = _periods(period_hits)
 
-    numeric_hits, growth_hits, prose_hits, place_hits = lex.leftovers.finditer(
+    numeric_hits, growth_hits, prose_hits, place_hits, analyst_hits = lex.leftovers.finditer(
         residual, respace=False
     )
+    analyst_hits = without_stray_closers(analyst_hits) if analyst_hits else analyst_hits
     cue_hits = {
         "numeric": numeric_hits,
         "growth": growth_hits,
@@ -114,10 +153,17 @@ def parse_intent(
         channels = lex.breakdown
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
+    slot_spans += unnamed
     unslotted = mask(screen.masked_text, other_metrics) if other_metrics else screen.masked_text
     marked = mask(unslotted, slot_spans, fill=_SLOT)
-    cue_spans = [(h.start, h.end) for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"])]
-    names, unknown_metrics = _unknown_entities(
+    cue_spans = [
+        (h.start, h.end)
+        for h in (*prose_hits, *cue_hits["numeric"], *cue_hits["growth"], *analyst_hits)
+    ]
+    cue_spans += standards
+    if unit_request is not None:
+        cue_spans += unit_request.spans
+    candidates, unknown_metrics = _unknown_entities(
         marked,
         place_hits,
         cue_spans,
@@ -125,8 +171,27 @@ def parse_intent(
         # lower case ("aia sales"), any leftover word may be a name.
         any_case=question.lower() == question,
     )
+    # Months, standards and table words are not entities; a unit's short name is its entity.
+    found = names.sort(candidates) if candidates else None
+    if found is not None:
+        entities = tuple(dict.fromkeys((*entities, *found.entities)))
+        unknown_metrics += found.unknown_metrics
+    if unclear:
+        unknown_metrics += tuple(_text_of(screen.masked_text, span) for span in unclear)
+    if not entities and len(profile.entities) == 1:  # one entity: nothing to ask or assume
+        entities = (profile.entities[0].code,)
     numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
+    growth = bool(metrics) and bool(bases or cue_hits["growth"])
+    analysis = None
+    # Most questions name no ranking, total, exclusion or ratio; one naming no metric has
+    # nothing to compute (the gateway asks which metric) and keeps its slots as asked.
+    if metrics and (analyst_hits or may_ask_ratio(text)):
+        analysis = read_analysis(
+            text, analyst_hits, term_hits, entities, periods, growth, lex.glossary.profile
+        )
+        if analysis is not None:
+            entities = analysis_entities(analysis, entities)
     # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of
     # a parse. Each line names its field.
     return ParsedIntent(
@@ -140,14 +205,20 @@ def parse_intent(
         entities,
         periods,
         screen.hits[0] if screen.hit else None,  # external_entity
-        names,  # unknown_entities
-        bool(metrics) and bool(bases or cue_hits["growth"]),  # growth
+        found.unknown_entities if found is not None else (),  # unknown_entities
+        growth or bool(analysis and analysis.by_growth),  # growth
         detect_language(question),  # language
-        {},  # extra
+        unit_request.extra() if unit_request is not None else {},  # extra
         channels,
         unknown_metrics,
         long_range,
+        tuple(_text_of(screen.masked_text, span) for span in unnamed),  # unknown_periods
+        analysis,
     )
+
+
+def _text_of(text: str, span: tuple[int, int]) -> str:
+    return " ".join(text[span[0] : span[1]].split())
 
 
 def _codes(hits: list[AliasHit]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -221,9 +292,15 @@ def _unknown_entities(
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left
         return tuple(dict.fromkeys(found)), ()
-    residual = mask(residual, [match.span() for match in cues.FILLER.finditer(residual)])
+    fillers = cues.FILLER.finditer(residual)
+    residual = mask(
+        residual, [m.span() for m in fillers if not inside_unit_name(residual, *m.span())]
+    )
+    plain = residual
+    if not any_case:  # "Healthcare division": a name and its unit word read as one name
+        residual = join_unit_words(residual)
     runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
-    names = [name for run in runs for name in _names_in(run, any_case)]
+    names = [(s, e, _bare(plain[s:e])) for run in runs for s, e, _ in _names_in(run, any_case)]
     if not names and _CJK_RUN.search(residual) is None:  # only filler and stopwords were left
         return tuple(dict.fromkeys(found)), ()
     # Stopwords are blanked so that a name they separate from a slot still sits next to it.
@@ -240,7 +317,9 @@ def _unknown_entities(
         elif _nameish(match.group()):
             found.append(match.group())
     for start, end, name in names:
-        if _next_to_slot(residual, start, end):
+        # "Healthcare business unit: net sales": a named unit may head the question.
+        gap = _HEADING_GAP if ends_in_unit_word(name) else ""
+        if _next_to_slot(residual, start, end, gap=gap):
             found.append(name)
     return tuple(dict.fromkeys(found)), tuple(dict.fromkeys(metrics))
 
@@ -322,9 +401,15 @@ def _bare(word: str) -> str:
 _POSSESSIVE = ("'s", "’s")
 
 
-def _next_to_slot(text: str, start: int, end: int) -> bool:
+# What may stand between a named unit and the slot after it besides spaces.
+_HEADING_GAP = ":：-–—"
+
+
+def _next_to_slot(text: str, start: int, end: int, *, gap: str = "") -> bool:
+    """Whether a slot marker sits right before or after ``text[start:end]``, across spaces
+    (and, after the name, across the characters of ``gap``)."""
     after = end
-    while after < len(text) and text[after].isspace():
+    while after < len(text) and (text[after].isspace() or text[after] in gap):
         after += 1
     before = start
     while before > 0 and text[before - 1].isspace():

@@ -121,7 +121,7 @@ def lookup(
         Sensitivity.parse(fact.sensitivity),
         SourceKind.FACT,
     )
-    return FoundFact(slots, fact.value, fact.unit, source)
+    return FoundFact(slots, fact.value, fact.unit, source, fact.row_label)
 
 
 def execute_query_metric(
@@ -153,7 +153,8 @@ def query_metric_spec(profile: DomainProfile) -> dict[str, object]:
         "name": QUERY_METRIC_TOOL_NAME,
         "description": (
             f"Look up one reported figure of {profile.home_company_name} in the fact table. "
-            "Returns status found (value, unit, source), not_found, or unrecognized_param. "
+            "Returns status found (value, unit, source, the document's row label), not_found, "
+            "or unrecognized_param. "
             "Never estimate a figure the tool did not return."
         ),
         "parameters": {

@@ -1,69 +1,77 @@
-"""Render answers from tool results: numbers come only from facts or our own arithmetic."""
+"""Render answers from tool results: numbers come only from facts or our own arithmetic.
+
+Values, units and names are shown as a person reads them in the question's language
+(``profile.display``): ``<entity> FY2025 <metric>: US$ 2,850 m (source: …)``, never unit or
+profile codes. A found figure's line also names the row it was read from, as the document
+labels it, beside the metric's name (``Cost of sales (row "Cost of sales excluding
+depreciation")``), unless that label is the metric's name itself.
+"""
 
 from __future__ import annotations
 
-import math
+import unicodedata
 
 from ragspine.agent.messages import Messages
 from ragspine.agent.types import FactNotFound, FoundFact, Slots, ToolResult, UnrecognizedParam
+from ragspine.profile.display import Names
 from ragspine.storage.documents import PendingValue
 
 
-def format_number(value: float, *, signed: bool = False) -> str:
-    """1320.0 → "1320", 12.50 → "12.5"; ``signed`` adds "+" to non-negative values."""
-    if not math.isfinite(value):
-        raise ValueError(f"cannot render non-finite value {value!r}")
-    rounded = round(value, 6)
-    if rounded == int(rounded):
-        text = str(int(rounded))
-    else:
-        text = f"{rounded:.6f}".rstrip("0").rstrip(".")
-    if text == "-0":
-        text = "0"
-    return f"+{text}" if signed and not text.startswith("-") else text
-
-
-def subject(slots: Slots, default_channel: str, language: str) -> str:
-    """``ENTITY PERIOD METRIC``, plus the channel when it is not the default one."""
-    head = f"{slots.entity} {slots.period.label} {slots.metric}"
+def subject(slots: Slots, default_channel: str, names: Names) -> str:
+    """``ENTITY PERIOD METRIC`` by name, plus the channel when it is not the default one."""
+    head = f"{names.entity(slots.entity)} {slots.period.label} {names.metric(slots.metric)}"
     if slots.channel and slots.channel != default_channel:
-        head += f"（{slots.channel}）" if language == "zh" else f" ({slots.channel})"
+        channel = names.channel(slots.channel)
+        head += f"（{channel}）" if names.language == "zh" else f" ({channel})"
     return head
 
 
-def render_result(result: ToolResult, msgs: Messages, default_channel: str, language: str) -> str:
+def found_subject(found: FoundFact, msgs: Messages, default_channel: str, names: Names) -> str:
+    """The subject of a found figure's line, with the document's label of its row when that
+    label says more than the metric's name."""
+    head = subject(found.slots, default_channel, names)
+    label = found.row_label
+    if label is None or _same_words(label, names.metric(found.slots.metric)):
+        return head
+    return msgs.row_labelled(head, label)
+
+
+def _same_words(first: str, second: str) -> bool:
+    def words(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+    return words(first) == words(second)
+
+
+def render_result(result: ToolResult, msgs: Messages, default_channel: str, names: Names) -> str:
     """One answer line for one tool result; the value text comes from the fact itself."""
     if isinstance(result, FoundFact):
         return msgs.found(
-            subject(result.slots, default_channel, language),
-            format_number(result.value),
-            result.unit,
+            found_subject(result, msgs, default_channel, names),
+            names.value(result.value, result.unit),
             result.source.doc,
             result.source.locator,
         )
     if isinstance(result, FactNotFound):
         slots = result.slots
-        return msgs.not_found(slots.metric, slots.entity, slots.period.label, slots.channel)
+        return msgs.not_found(
+            names.metric(slots.metric),
+            names.entity(slots.entity),
+            slots.period.label,
+            names.channel(slots.channel),
+        )
     if isinstance(result, UnrecognizedParam):
         return msgs.unrecognized(result.param, result.raw)
     return msgs.unrecognized("tool", result.message)
 
 
 def render_pending(
-    found: FoundFact, pending: PendingValue, msgs: Messages, default_channel: str, language: str
+    found: FoundFact, pending: PendingValue, msgs: Messages, default_channel: str, names: Names
 ) -> str:
     """The disclosure under a found fact: another value for its key waits in review."""
     return msgs.pending_value(
-        subject(found.slots, default_channel, language),
-        format_number(pending.value),
-        pending.unit,
+        subject(found.slots, default_channel, names),
+        names.value(pending.value, pending.unit),
         pending.doc_id,
         pending.locator,
     )
-
-
-def percent_change(later: float, earlier: float) -> str | None:
-    """Relative change as "+13.6%", or None when the base is zero (no meaningful ratio)."""
-    if earlier == 0:
-        return None
-    return f"{(later - earlier) / abs(earlier) * 100:+.1f}%"

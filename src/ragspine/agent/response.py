@@ -1,10 +1,20 @@
-"""The wire shape of an answer, shared by ``ragspine ask --json`` and the HTTP ``/v1/ask``."""
+"""The wire shape of an answer, shared by ``ragspine ask --json`` and the HTTP ``/v1/ask``.
+
+Every code on the wire keeps its field (``metric_code``, ``entity``, ``unit``…); given the
+profile, each tool result also carries what a person reads, in the question's language
+(``profile.display``): ``value_display``, ``unit_display``, ``entity_display``,
+``metric_display``, ``channel_display``, and for a found value the exact ``value`` with its
+``unit_kind``, ``currency`` and ``scale`` (the power of ten one unit is worth: 6 for millions).
+"""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from ragspine.agent.types import AgentResult
+from ragspine.agent.types import AgentResult, FactNotFound, FoundFact, Slots, ToolResult
+from ragspine.profile.display import Names
+from ragspine.profile.model import DomainProfile
+from ragspine.units import Unit
 
 
 class SourceRef(BaseModel):
@@ -31,10 +41,47 @@ class AskResponse(BaseModel):
     sources: list[SourceRef]
     request_id: str
     tool_results: list[dict[str, object]] = []
+    # The question's language ("zh" or "en"): the language of every *_display field.
+    language: str = ""
 
 
-def to_response(result: AgentResult) -> AskResponse:
+def unit_fields(unit: str) -> dict[str, object]:
+    """The exact unit of a value: its kind, ISO currency (None for a percent or a count) and
+    scale; empty for a code that is no unit."""
+    try:
+        parsed = Unit.parse(unit)
+    except ValueError:
+        return {}
+    return {"unit_kind": parsed.kind.value, "currency": parsed.currency, "scale": parsed.scale}
+
+
+def slot_names(slots: Slots, names: Names) -> dict[str, object]:
+    return {
+        "entity_display": names.entity(slots.entity),
+        "metric_display": names.metric(slots.metric),
+        "channel_display": names.channel(slots.channel),
+    }
+
+
+def displayed(result: ToolResult, names: Names) -> dict[str, object]:
+    """A tool result's wire form with the display fields beside its codes."""
+    wire = result.to_dict()
+    if isinstance(result, FoundFact):
+        wire.update(slot_names(result.slots, names))
+        wire.update(unit_fields(result.unit))
+        wire["value_display"] = names.value(result.value, result.unit)
+        wire["unit_display"] = names.unit(result.unit)
+    elif isinstance(result, FactNotFound):
+        wire["normalized"] = {**result.slots.to_dict(), **slot_names(result.slots, names)}
+    return wire
+
+
+def to_response(result: AgentResult, profile: DomainProfile | None = None) -> AskResponse:
+    """The wire form; with ``profile``, tool results carry display fields in the question's
+    language."""
     clar = result.clarification
+    language = result.intent.language if result.intent is not None else ""
+    names = Names(profile, language or "en") if profile is not None else None
     return AskResponse(
         answer=result.answer,
         route=result.route,
@@ -49,5 +96,8 @@ def to_response(result: AgentResult) -> AskResponse:
         ),
         sources=[SourceRef(**s.to_dict()) for s in result.sources],
         request_id=result.request_id,
-        tool_results=[r.to_dict() for r in result.tool_results],
+        tool_results=[
+            displayed(r, names) if names is not None else r.to_dict() for r in result.tool_results
+        ],
+        language=language,
     )

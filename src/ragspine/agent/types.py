@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from ragspine.enums import ParseableEnum
 from ragspine.profile.periods import Period
@@ -43,6 +43,7 @@ class ClarifyReason(ParseableEnum, label="clarification reason"):
     UNKNOWN_ENTITY = "unknown_entity"
     MISSING_METRIC = "missing_metric"
     PERIOD_RANGE = "period_range"
+    UNKNOWN_PERIOD = "unknown_period"
 
 
 class AnswerKind(ParseableEnum, label="answer kind"):
@@ -90,6 +91,48 @@ class GuardOverride(ParseableEnum, label="guard override"):
     NO_TOOL_CALL = "no_tool_call"
     SLOT_MISMATCH = "slot_mismatch"
     ITERATION_CAP = "iteration_cap"
+
+
+class AnalysisOp(ParseableEnum, label="analysis"):
+    """A question computed over several facts (``agent.analyst``), or one it cannot compute."""
+
+    RANK = "rank"
+    TOTAL = "total"
+    EXCLUDE = "exclude"
+    AVERAGE = "average"
+    CAGR = "cagr"
+    CUMULATIVE = "cumulative"
+    SPAN = "span"
+    DERIVED = "derived"
+    UNSUPPORTED = "unsupported"
+
+
+class Ratio(NamedTuple):
+    """A derived metric the question asks for and the two metrics it divides (the profile's
+    ``[[derived]]`` rule), carried by the intent so a checker needs no profile to know them."""
+
+    code: str
+    numerator: str
+    denominator: str
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What to compute and over which units: ``population`` are the units ranked or summed,
+    ``whole`` the entity whose figure they add up to (None when the profile names none),
+    ``excluded`` the units left out; ``unsupported`` the cue words nothing computes;
+    ``ratios`` the derived metrics asked for (``AnalysisOp.DERIVED`` when nothing else is
+    computed), each computed per unit and period from its two operands."""
+
+    op: AnalysisOp
+    population: tuple[str, ...] = ()
+    whole: str | None = None
+    excluded: tuple[str, ...] = ()
+    descending: bool = True
+    top: int | None = None
+    by_growth: bool = False
+    unsupported: tuple[str, ...] = ()
+    ratios: tuple[Ratio, ...] = ()
 
 
 class SourceKind(ParseableEnum, label="source kind"):
@@ -158,6 +201,9 @@ class FoundFact(_DictView):
     value: float
     unit: str
     source: Source
+    # The label of the row the value was read from, as the document writes it; ``None`` for
+    # a fact stored without one (before row labels were kept, or loaded from a fixture).
+    row_label: str | None = None
     status: ClassVar[ToolStatus] = ToolStatus.FOUND
 
     def answers(self, slots: Slots) -> bool:
@@ -172,6 +218,7 @@ class FoundFact(_DictView):
             "unit": self.unit,
             **self.slots.to_dict(),
             "source": self.source.to_dict(),
+            "row_label": self.row_label,
         }
 
 
@@ -251,6 +298,12 @@ class ParsedIntent:
     # A range of fiscal years longer than ``MAX_RANGE_YEARS`` (first, last): not expanded into
     # ``periods``; the gateway asks for a shorter one.
     long_range: tuple[Period, Period] | None = None
+    # Period expressions that name no period of the profile's calendar ("year ended 31
+    # December 2019" when fiscal years end in March, "FY2024/25" when they end in December):
+    # the gateway asks which period is meant instead of assuming one.
+    unknown_periods: tuple[str, ...] = ()
+    # A ranking, total, exclusion, average, CAGR or change over a span (``agent.analyst``).
+    analysis: Analysis | None = None
 
 
 class IntentParser(Protocol):

@@ -35,6 +35,32 @@ def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     )
 
 
+def ask_period(unknown: list[str], year_end_month: int, options: list[str]) -> str:
+    names = ", ".join(f'"{u}"' for u in unknown)
+    month = _MONTH_NAMES_EN[year_end_month - 1]
+    return (
+        f"{names} does not name a fiscal period here: fiscal years end in {month}, so I will "
+        f"not answer for a different period. Which period do you mean? For example: "
+        f"{', '.join(options)}."
+    )
+
+
+_MONTH_NAMES_EN = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
 def ask_entity(unknown: list[str], options: list[str]) -> str:
     names = ", ".join(f'"{u}"' for u in unknown)
     return (
@@ -52,8 +78,33 @@ def assumption(entity: str | None, period: str | None, options: list[str]) -> st
     return f"[Assumption] {'; '.join(parts)} (to narrow: {' / '.join(options)})"
 
 
-def found(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
-    return f"{subject}: {value} {unit} (source: {doc} · {locator})"
+def inherited(slots: list[str]) -> str:
+    return f"[Assumption] {', '.join(slots)}, from your previous question"
+
+
+def rescaled(subject: str, scale: str, value: str, stated: str, doc: str, locator: str) -> str:
+    return (
+        f"{subject} in {scale.split(' ', 1)[-1]}: {value} (= {stated}, source: {doc} · {locator})"
+    )
+
+
+def not_rescalable(units: list[str]) -> str:
+    return f"Not rescaled: {', '.join(units)} is not an amount of money, so it has no scale."
+
+
+def no_conversion(asked: str, reported: list[str]) -> str:
+    return (
+        f"Not converted into {asked}: no exchange rate is declared in the profile, so the "
+        f"figures stay in {', '.join(reported)} as reported."
+    )
+
+
+def found(subject: str, value: str, doc: str, locator: str) -> str:
+    return f"{subject}: {value} (source: {doc} · {locator})"
+
+
+def row_labelled(subject: str, label: str) -> str:
+    return f'{subject} (row "{label}")'
 
 
 def not_found(metric: str, entity: str, period: str, channel: str) -> str:
@@ -70,31 +121,47 @@ def unrecognized(param: str, raw: str) -> str:
     )
 
 
-def change(later: str, earlier: str, diff: str, pct: str | None, unit: str) -> str:
+def change(later: str, earlier: str, diff: str, pct: str | None) -> str:
     tail = f" ({pct})" if pct else ""
-    return f"Change ({later} vs {earlier}): {diff} {unit}{tail}"
+    return f"Change ({later} vs {earlier}): {diff}{tail}"
 
 
 def change_pp(later: str, earlier: str, diff: str) -> str:
     return f"Change ({later} vs {earlier}): {diff} percentage points"
 
 
-def difference(first: str, second: str, diff: str, pct: str | None, unit: str) -> str:
+def difference(first: str, second: str, diff: str, pct: str | None) -> str:
     tail = f" ({pct})" if pct else ""
-    return f"Difference ({first} minus {second}): {diff} {unit}{tail}"
+    return f"Difference ({first} minus {second}): {diff}{tail}"
 
 
 def difference_pp(first: str, second: str, diff: str) -> str:
     return f"Difference ({first} minus {second}): {diff} percentage points"
 
 
+def incomparable(first: str, first_unit: str, second: str, second_unit: str) -> str:
+    return (
+        f"No change is computed: {first} is in {first_unit or 'units'}, {second} in "
+        f"{second_unit or 'units'}; no conversion is given."
+    )
+
+
+def incomparable_currency(
+    first: str, first_currency: str, second: str, second_currency: str
+) -> str:
+    return (
+        f"No change is computed: {first} is in {first_currency}, {second} in "
+        f"{second_currency}; no exchange rate is given."
+    )
+
+
 def growth_missing(base: str) -> str:
     return f"Cannot compute the year-on-year change: no data for the base period {base}."
 
 
-def pending_value(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
+def pending_value(subject: str, value: str, doc: str, locator: str) -> str:
     return (
-        f"Note: {subject} has a different value pending review, {value} {unit} (source: "
+        f"Note: {subject} has a different value pending review, {value} (source: "
         f"{doc} · {locator}, e.g. a restatement); the confirmed value above stands until then."
     )
 

@@ -32,6 +32,14 @@ def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     )
 
 
+def ask_period(unknown: list[str], year_end_month: int, options: list[str]) -> str:
+    names = "、".join(f"「{u}」" for u in unknown)
+    return (
+        f"{names}不对应本公司的任何财务期间（财年于每年{year_end_month}月结束），"
+        f"未按其他期间作答。请问您想查询哪个期间？例如：{'、'.join(options)}。"
+    )
+
+
 def ask_entity(unknown: list[str], options: list[str]) -> str:
     names = "、".join(f"「{u}」" for u in unknown)
     return (
@@ -48,8 +56,28 @@ def assumption(entity: str | None, period: str | None, options: list[str]) -> st
     return f"【假设】{'；'.join(parts)}（如需收窄：{' / '.join(options)}）"
 
 
-def found(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
-    return f"{subject}：{value} {unit}（来源：{doc} · {locator}）"
+def inherited(slots: list[str]) -> str:
+    return f"【假设】{'，'.join(slots)}，沿用上一个问题"
+
+
+def rescaled(subject: str, scale: str, value: str, stated: str, doc: str, locator: str) -> str:
+    return f"{subject}（以{scale}计）：{value}（= {stated}，来源：{doc} · {locator}）"
+
+
+def not_rescalable(units: list[str]) -> str:
+    return f"未换算单位：{'、'.join(units)} 不是金额，没有单位量级可换算。"
+
+
+def no_conversion(asked: str, reported: list[str]) -> str:
+    return f"未换算为 {asked}：配置中未声明汇率，数字仍按报告币种 {'、'.join(reported)} 列示。"
+
+
+def found(subject: str, value: str, doc: str, locator: str) -> str:
+    return f"{subject}：{value}（来源：{doc} · {locator}）"
+
+
+def row_labelled(subject: str, label: str) -> str:
+    return f"{subject}（行“{label}”）"
 
 
 def not_found(metric: str, entity: str, period: str, channel: str) -> str:
@@ -63,31 +91,47 @@ def unrecognized(param: str, raw: str) -> str:
     return f"无法识别参数 {param}：「{raw}」不在术语表中。为避免误导，不提供任何推测数字。"
 
 
-def change(later: str, earlier: str, diff: str, pct: str | None, unit: str) -> str:
+def change(later: str, earlier: str, diff: str, pct: str | None) -> str:
     tail = f"（{pct}）" if pct else ""
-    return f"变化（{later} 较 {earlier}）：{diff} {unit}{tail}"
+    return f"变化（{later} 较 {earlier}）：{diff}{tail}"
 
 
 def change_pp(later: str, earlier: str, diff: str) -> str:
     return f"变化（{later} 较 {earlier}）：{diff} 个百分点"
 
 
-def difference(first: str, second: str, diff: str, pct: str | None, unit: str) -> str:
+def difference(first: str, second: str, diff: str, pct: str | None) -> str:
     tail = f"（{pct}）" if pct else ""
-    return f"差值（{first} 减 {second}）：{diff} {unit}{tail}"
+    return f"差值（{first} 减 {second}）：{diff}{tail}"
 
 
 def difference_pp(first: str, second: str, diff: str) -> str:
     return f"差值（{first} 减 {second}）：{diff} 个百分点"
 
 
+def incomparable(first: str, first_unit: str, second: str, second_unit: str) -> str:
+    return (
+        f"不计算变化：{first}的单位是{first_unit or '个数'}，{second}的单位是"
+        f"{second_unit or '个数'}，文件未给出换算。"
+    )
+
+
+def incomparable_currency(
+    first: str, first_currency: str, second: str, second_currency: str
+) -> str:
+    return (
+        f"不计算变化：{first}以{first_currency}列示，{second}以{second_currency}列示，"
+        "文件未给出汇率。"
+    )
+
+
 def growth_missing(base: str) -> str:
     return f"无法计算同比：缺少对比期 {base} 的数据。"
 
 
-def pending_value(subject: str, value: str, unit: str, doc: str, locator: str) -> str:
+def pending_value(subject: str, value: str, doc: str, locator: str) -> str:
     return (
-        f"注意：{subject} 另有待复核的不同数值 {value} {unit}（来源：{doc} · {locator}，"
+        f"注意：{subject} 另有待复核的不同数值 {value}（来源：{doc} · {locator}，"
         "如重述），复核前以上述已确认数值为准。"
     )
 

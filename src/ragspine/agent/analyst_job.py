@@ -1,0 +1,125 @@
+"""The state of one computed answer in the making (``agent.analyst``): its lookups, its
+lines, and the checks every computed kind shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ragspine.agent.consistency import pending_values
+from ragspine.agent.guard import ToolContext
+from ragspine.agent.messages import Messages
+from ragspine.agent.messages.analysis import AnalysisMessages
+from ragspine.agent.render import render_pending, render_result
+from ragspine.agent.types import (
+    FactNotFound,
+    FoundFact,
+    Slots,
+    ToolResult,
+)
+from ragspine.profile.display import Names
+from ragspine.profile.model import MetricKind
+from ragspine.storage.documents import PendingValue
+
+
+@dataclass
+class Job:
+    """One computed answer in the making: every lookup, every line, what fell short."""
+
+    tools: ToolContext
+    msgs: Messages
+    text: AnalysisMessages
+    language: str
+    names: Names
+    results: list[ToolResult] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    pending: list[PendingValue] = field(default_factory=list)
+    short: bool = False
+    shown: set[Slots] = field(default_factory=set)
+
+    def fetch(self, slots: Slots) -> ToolResult:
+        resolved = self.tools.resolve(slots)
+        result = self.tools.run(resolved) if isinstance(resolved, Slots) else resolved
+        self.results.append(result)
+        return result
+
+    def show(self, result: ToolResult, indent: str = "", lead: str = "") -> None:
+        """The input's own line (value and source, or not found; ``lead`` before it) and any
+        value pending review for it."""
+        default = self.tools.profile.defaults.channel
+        line = render_result(result, self.msgs, default, self.names)
+        self.lines.append(f"{indent}{lead}{line}")
+        if isinstance(result, FoundFact):
+            waiting = pending_values(self.tools.store, result.slots, self.tools.clearance)
+            self.pending += waiting
+            self.lines += [
+                indent + render_pending(result, p, self.msgs, default, self.names) for p in waiting
+            ]
+
+    def show_once(self, result: ToolResult, indent: str = "") -> None:
+        """``show``, unless a line for the same slots was already shown this way (a figure
+        asked for beside a derived metric it is an input of)."""
+        slots = result.slots if isinstance(result, FoundFact | FactNotFound) else None
+        if slots is not None and slots in self.shown:
+            return
+        if slots is not None:
+            self.shown.add(slots)
+        self.show(result, indent)
+
+    @property
+    def default_channel(self) -> str:
+        return self.tools.profile.defaults.channel
+
+    def ratio(self, metric: str) -> bool:
+        definition = self.tools.profile.metric(metric)
+        return definition is not None and definition.kind == MetricKind.RATIO
+
+    def subject(self, metric: str, entity: str | None, channel: str) -> str:
+        name = self.names.metric(metric)
+        head = f"{self.names.entity(entity)} {name}" if entity else name
+        if channel != self.tools.profile.defaults.channel:
+            shown = self.names.channel(channel)
+            head += f"（{shown}）" if self.language == "zh" else f" ({shown})"
+        return head
+
+    def value(self, value: float, unit: str, *, signed: bool = False) -> str:
+        return self.names.value(value, unit, signed=signed)
+
+    def entities(self, codes: list[str]) -> list[str]:
+        return [self.names.entity(code) for code in codes]
+
+
+def facts_of(results: dict[str, ToolResult]) -> dict[str, FoundFact]:
+    return {code: r for code, r in results.items() if isinstance(r, FoundFact)}
+
+
+def one_unit(job: Job, found: list[FoundFact]) -> bool:
+    """True when every figure is in one unit; else the line saying why nothing is computed."""
+    units = {f.unit for f in found}
+    if len(units) <= 1:
+        return True
+    job.lines.append(
+        job.text.mixed_units(
+            [
+                f"{job.names.entity(f.slots.entity)} {f.slots.period.label}: "
+                f"{job.names.unit(f.unit)}"
+                for f in found
+            ]
+        )
+    )
+    job.short = True
+    return False
+
+
+def positions(ordered: list[str], scored: dict[str, float]) -> list[int]:
+    """The ranking position of each code of ``ordered`` (sorted by ``scored``): tied codes
+    share the position of the first of them."""
+    found: list[int] = []
+    for index, code in enumerate(ordered):
+        tied = index > 0 and scored[code] == scored[ordered[index - 1]]
+        found.append(found[-1] if tied else index + 1)
+    return found
+
+
+def missing(job: Job, names: list[str]) -> None:
+    job.lines.append(job.text.missing(names))
+    job.short = True

@@ -1,0 +1,253 @@
+"""Follow-up questions: the slots a question leaves out, carried over from the previous turn.
+
+"And in FY2023?", "那毛利率呢？", "what about <another unit>?" name one slot and mean the rest of
+the previous question. The previous turns are the user's own earlier questions (sent by the
+client: the chat's message history, the web page's session, the ``ragspine chat`` REPL), each
+parsed again by our rule parser, oldest first, each one inheriting from the one before it: what
+the conversation has settled is read from what the user typed, deterministically, never from an
+answer's text (an assistant message is never trusted as a fact). The merged question is then
+answered like any other, under the current caller's clearance, so an earlier turn's RESTRICTED
+figure is looked up again, and not shown, for a caller not cleared for it.
+
+What a follow-up inherits: the metric (with the growth cue) when it names none, the entity when
+it names none (nor an unknown or competitor name), the period when it names none, the channel
+when it names none, and a scale or currency asked for ("以亿元计") when it asks for none. A slot
+it names replaces only that slot. A question that asks for prose
+("why …", "what is …") and names no metric is not a follow-up; nor is a question when nothing
+was settled before it. A competitor name or an unknown name of an earlier turn is inherited
+too, so "and in FY2023?" after a refused question is refused (or asked about) again, never
+answered for the home entity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+
+from ragspine.agent import cues
+from ragspine.agent.messages import for_language
+from ragspine.agent.normalize import normalize_question
+from ragspine.agent.parse import RuleIntentParser
+from ragspine.agent.types import (
+    ClarificationResult,
+    ClarifyMode,
+    ClarifyReason,
+    ParsedIntent,
+    Route,
+)
+from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period
+
+__all__ = ["MAX_PREVIOUS_QUESTIONS", "Context", "FollowUp", "context_of", "follow_up"]
+
+# Only the latest turns count: a follow-up refers to what was just asked, and a client may
+# send a long history (each question in it costs one parse).
+MAX_PREVIOUS_QUESTIONS = 20
+# The slots in the order the note names them.
+SLOT_NAMES = ("metric", "entity", "period", "channel")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the conversation has settled so far, read from the user's questions only."""
+
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+    channels: tuple[str, ...] = ()
+    growth: bool = False
+    external_entity: str | None = None
+    unknown_entities: tuple[str, ...] = ()
+    unknown_periods: tuple[str, ...] = ()
+    unknown_metrics: tuple[str, ...] = ()
+    # A scale or currency asked for ("以亿元计"): kept until a question asks for another.
+    unit_request: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self == _NOTHING_SETTLED
+
+    @staticmethod
+    def of(intent: ParsedIntent) -> Context:
+        return Context(
+            intent.metrics,
+            intent.entities,
+            intent.periods,
+            _channels(intent),
+            intent.growth,
+            intent.external_entity,
+            intent.unknown_entities,
+            intent.unknown_periods,
+            intent.unknown_metrics,
+            tuple(sorted(intent.extra.items())),
+        )
+
+
+_NOTHING_SETTLED = Context()
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A question merged with the previous turn: the merged intent, the slots it inherited
+    (``SLOT_NAMES``) and, when the entity inherited is a competitor's, that name."""
+
+    intent: ParsedIntent
+    inherited: tuple[str, ...]
+    refused_entity: str | None = None
+
+    def note(self, profile: DomainProfile) -> str:
+        """The assumption line naming every inherited slot by the profile's names, or ""."""
+        if not self.inherited:
+            return ""
+        zh = self.intent.language == "zh"
+        parts = [_slot_text(self.intent, slot, profile, zh) for slot in self.inherited]
+        return for_language(self.intent.language).inherited(parts)
+
+    def gateway(
+        self, clarification: ClarificationResult, profile: DomainProfile
+    ) -> ClarificationResult:
+        """The gateway's decision, turned into a refusal when the inherited entity is a
+        competitor's (the gate screens only the follow-up's own text)."""
+        if self.refused_entity is None or clarification.mode is ClarifyMode.OUT_OF_SCOPE_ENTITY:
+            return clarification
+        home = profile.home_company_name
+        return ClarificationResult(
+            mode=ClarifyMode.OUT_OF_SCOPE_ENTITY,
+            narrowing_options=(home,),
+            question=for_language(self.intent.language).refusal(self.refused_entity, home),
+            reason=ClarifyReason.COMPETITOR,
+        )
+
+
+def context_of(
+    previous: Sequence[str], profile: DomainProfile, day: date, *, max_chars: int
+) -> Context:
+    """What the previous user questions settled, oldest first, each inheriting from the turns
+    before it. Empty entries and ones longer than ``max_chars`` are skipped."""
+    parser: RuleIntentParser = profile.compiled("rule-intent-parser", RuleIntentParser)
+    context = _NOTHING_SETTLED
+    for question in previous[-MAX_PREVIOUS_QUESTIONS:]:
+        text = normalize_question(question) if len(question) <= max_chars else ""
+        if not text.strip():
+            continue
+        intent = parser.parse(text, day)
+        merged = follow_up(intent, context)
+        if merged is not None:
+            intent = merged.intent
+        # A question asking only for prose settles nothing: the figure asked before stays.
+        if intent.route is not Route.NARRATIVE or intent.metrics:
+            context = Context.of(intent)
+    return context
+
+
+def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
+    """``intent`` with the slots it leaves out taken from ``context``; ``None`` when it is not
+    a follow-up or takes nothing from it."""
+    if context.empty:
+        return None
+    inherited: list[str] = []
+    carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
+    if not intent.metrics:
+        if intent.route is Route.NARRATIVE and (
+            not _names_a_slot(intent) or _asks_for_prose(intent.raw_question)
+        ):
+            return None
+        if intent.unknown_metrics:
+            pass  # a metric the profile lacks was named: the gateway asks which one
+        elif context.metrics:
+            intent = replace(
+                intent,
+                route=_figure_route(intent.route),
+                metric=context.metrics[0],
+                metrics=context.metrics,
+                growth=intent.growth or context.growth or _asks_growth(intent.raw_question),
+            )
+            inherited.append("metric")
+        elif context.unknown_metrics:
+            intent = replace(
+                intent, route=_figure_route(intent.route), unknown_metrics=context.unknown_metrics
+            )
+            carried = True
+    elif intent.route is Route.NARRATIVE:  # what a metric is, or its target: no figure asked
+        return None
+    refused = None
+    if not (intent.entities or intent.unknown_entities or intent.external_entity):
+        if context.entities:
+            intent = replace(intent, entity=context.entities[0], entities=context.entities)
+            inherited.append("entity")
+        elif context.unknown_entities:
+            intent = replace(intent, unknown_entities=context.unknown_entities)
+            carried = True
+        elif context.external_entity is not None:
+            intent = replace(intent, external_entity=context.external_entity)
+            refused = context.external_entity
+    if not (intent.periods or intent.unknown_periods or intent.long_range):
+        if context.periods:
+            intent = replace(intent, period=context.periods[0], periods=context.periods)
+            inherited.append("period")
+        elif context.unknown_periods:
+            intent = replace(intent, unknown_periods=context.unknown_periods)
+            carried = True
+    if not _channels(intent) and context.channels:
+        intent = replace(intent, channel=context.channels[0], channels=context.channels)
+        inherited.append("channel")
+    if not intent.extra and context.unit_request and inherited:
+        intent = replace(intent, extra=dict(context.unit_request))
+    if not inherited and not carried and refused is None:
+        return None
+    return FollowUp(intent, tuple(inherited), refused)
+
+
+def _figure_route(route: Route) -> Route:
+    """A follow-up that names no metric asks for the previous turn's figure."""
+    return Route.STRUCTURED if route is Route.NARRATIVE else route
+
+
+def _channels(intent: ParsedIntent) -> tuple[str, ...]:
+    return intent.channels or ((intent.channel,) if intent.channel else ())
+
+
+def _names_a_slot(intent: ParsedIntent) -> bool:
+    """Whether the question names anything a figure is asked by: a slot, a name the profile
+    lacks, or a scale or currency ("and in billions?")."""
+    return bool(
+        intent.extra
+        or intent.entities
+        or intent.periods
+        or _channels(intent)
+        or intent.unknown_entities
+        or intent.unknown_periods
+        or intent.long_range
+    )
+
+
+def _asks_for_prose(question: str) -> bool:
+    """True for a why- or what-is question ("why did it fall there?"): prose, not a figure."""
+    hits = cues.PROSE_AND_MODIFIERS.finditer(normalize_question(question))
+    return any(hit.kind in ("narrative", "concept") for hit in hits)
+
+
+def _asks_growth(question: str) -> bool:
+    """True for "how much did it grow?", "较上年变化多少": the parser sets ``growth`` only
+    beside a metric, and a follow-up's metric is inherited."""
+    text = normalize_question(question)
+    return bool(cues.GROWTH.finditer(text) or cues.growth_bases(text))
+
+
+def _slot_text(intent: ParsedIntent, slot: str, profile: DomainProfile, zh: bool) -> str:
+    """The inherited slot's values by the profile's names in the question's language."""
+    if slot == "period":
+        return " / ".join(p.label for p in intent.periods)
+    names = []
+    for code in {"metric": intent.metrics, "entity": intent.entities}.get(slot, _channels(intent)):
+        item = (
+            profile.metric(code)
+            if slot == "metric"
+            else profile.entity(code)
+            if slot == "entity"
+            else profile.channel(code)
+        )
+        name = (item.name_zh if zh else item.name_en) if item is not None else ""
+        names.append(name or code)
+    return " / ".join(names)

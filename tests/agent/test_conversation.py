@@ -1,0 +1,194 @@
+"""Follow-ups: the slots a question leaves out come from the user's previous questions,
+deterministically, re-answered under the current clearance. Expected values are the test's own
+facts (``STANDARD_FACTS``), never the engine's output."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragspine.agent.agent import answer_question
+from ragspine.agent.conversation import MAX_PREVIOUS_QUESTIONS, context_of, follow_up
+from ragspine.agent.llm_provider import MockProvider
+from ragspine.agent.parse import RuleIntentParser
+from ragspine.agent.types import AgentResult, AnswerKind, ClarifyMode, FoundFact
+from ragspine.eval.answer_values import stated_values
+from ragspine.eval.fabrication import fabricated_numbers
+from ragspine.profile.loader import load_profile
+from ragspine.profile.sensitivity import Sensitivity
+from tests.agent.helpers import STANDARD_FACTS, CountingStore
+
+REF = date(2026, 11, 26)
+PROFILE = load_profile()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> CountingStore:
+    return CountingStore(tmp_path / "facts.db")
+
+
+def ask(store: CountingStore, question: str, *previous: str, **kw: Any) -> AgentResult:
+    return answer_question(
+        question, store, MockProvider(), reference_date=REF, previous=previous, **kw
+    )
+
+
+def stated(metric: str, entity: str, year: str, **visible: Any) -> float:
+    """The test's own fact for the key (confirmed, of the given sensitivity when named)."""
+    (fact,) = [
+        f
+        for f in STANDARD_FACTS
+        if (f.metric_code, f.entity, f.period_type, f.period) == (metric, entity, "FY", year)
+        and f.channel == "TOTAL"
+        and f.review_status != "pending"
+        and all(getattr(f, k) == v for k, v in visible.items())
+    ]
+    return fact.value
+
+
+def found_value(result: AgentResult) -> float:
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    (only,) = result.tool_results
+    assert isinstance(only, FoundFact)
+    assert fabricated_numbers(result, allowed_values=[only.value]) == []
+    return only.value
+
+
+HK_2024 = "What was Hong Kong's revenue in FY2024?"
+
+
+def test_a_follow_up_naming_a_period_keeps_the_metric_and_entity(store: CountingStore) -> None:
+    result = ask(store, "And in FY2025?", HK_2024)
+    assert found_value(result) == stated("REVENUE", "ACME_HK", "2025")
+    assert result.answer.splitlines()[0] == (
+        "[Assumption] Revenue, Hong Kong, from your previous question"
+    )
+    assert result.trace["inherited_slots"] == ["metric", "entity"]
+
+
+def test_a_follow_up_naming_an_entity_replaces_only_the_entity(store: CountingStore) -> None:
+    result = ask(store, "what about Mainland China?", HK_2024)
+    assert found_value(result) == stated("REVENUE", "ACME_CN", "2024")
+    assert result.answer.startswith("[Assumption] Revenue, FY2024, from your previous question")
+
+
+def test_a_chinese_follow_up_naming_a_metric_keeps_entity_and_period(
+    store: CountingStore,
+) -> None:
+    result = ask(store, "那营运利润呢？", "香港FY2024的收入是多少")
+    assert found_value(result) == stated("OPERATING_PROFIT", "ACME_HK", "2024")
+    assert result.answer.startswith("【假设】香港，FY2024，沿用上一个问题")
+
+
+def test_slots_chain_through_every_earlier_turn(store: CountingStore) -> None:
+    result = ask(store, "那营运利润呢？", "香港FY2025的收入是多少", "那FY2024呢？")
+    assert found_value(result) == stated("OPERATING_PROFIT", "ACME_HK", "2024")
+
+
+def test_without_history_a_question_stands_alone(store: CountingStore) -> None:
+    alone = ask(store, "And in FY2025?")
+    assert alone.answer_kind is not AnswerKind.FOUND
+    assert "previous question" not in alone.answer
+    assert alone.trace["inherited_slots"] == []
+    full = ask(store, "What was Mainland China's revenue in FY2024?", HK_2024)
+    assert "previous question" not in full.answer
+    assert found_value(full) == stated("REVENUE", "ACME_CN", "2024")
+
+
+def test_a_prose_question_is_not_a_follow_up(store: CountingStore) -> None:
+    result = ask(store, "Why did it grow in FY2025?", HK_2024)
+    assert "previous question" not in result.answer
+    assert result.tool_results == []
+
+
+def test_the_assumption_banner_and_the_inherited_line_are_both_shown(
+    store: CountingStore,
+) -> None:
+    """The earlier question named no period: the follow-up still assumes the latest year."""
+    result = ask(store, "what about Macau?", "香港的收入是多少")
+    lines = result.answer.splitlines()
+    assert result.clarification.mode is ClarifyMode.ANSWER_WITH_ASSUMPTIONS
+    assert lines[0] == result.clarification.assumption_note
+    assert lines[1] == "[Assumption] Revenue, from your previous question"
+
+
+def test_a_restricted_fact_is_re_answered_under_the_current_clearance(
+    store: CountingStore,
+) -> None:
+    secret = stated("REVENUE", "ACME_MO", "2025", sensitivity="RESTRICTED")
+    earlier = "What was Macau's revenue in FY2024?"
+    cleared = ask(store, "And in FY2025?", earlier, clearance=Sensitivity.RESTRICTED)
+    assert found_value(cleared) == secret
+    internal = ask(store, "And in FY2025?", earlier, clearance=Sensitivity.INTERNAL)
+    assert internal.answer_kind is AnswerKind.NOT_FOUND
+    assert f"{secret:g}" not in internal.answer
+
+
+def test_a_competitor_of_an_earlier_turn_is_refused_again(store: CountingStore) -> None:
+    result = ask(store, "And in FY2025?", "What was Jingan's revenue in FY2024?")
+    assert result.answer_kind is AnswerKind.REFUSED
+    assert result.tool_results == [] and store.get_calls == 0
+
+
+def test_an_unknown_entity_of_an_earlier_turn_is_asked_about_again(store: CountingStore) -> None:
+    result = ask(store, "And in FY2025?", "What was Singapore's revenue in FY2024?")
+    assert result.answer_kind is AnswerKind.CLARIFY
+    assert "Singapore" in result.answer and store.get_calls == 0
+
+
+def test_only_the_latest_questions_count(store: CountingStore) -> None:
+    filler = ["What is the strategy?"] * MAX_PREVIOUS_QUESTIONS
+    result = ask(store, "And in FY2025?", HK_2024, *filler)
+    assert "previous question" not in result.answer
+
+
+def test_the_context_is_read_from_the_questions_alone() -> None:
+    """Deterministic: the same questions give the same context, whatever was answered."""
+    previous = ["香港FY2025的收入是多少", "那FY2024呢？", "What is the strategy?"]
+    first = context_of(previous, PROFILE, REF, max_chars=2_000)
+    assert first == context_of(previous, PROFILE, REF, max_chars=2_000)
+    assert (first.metrics, first.entities, [p.label for p in first.periods]) == (
+        ("REVENUE",),
+        ("ACME_HK",),
+        ["FY2024"],
+    )
+    intent = RuleIntentParser(PROFILE).parse("那营运利润呢？", REF)
+    merged = follow_up(intent, first)
+    assert merged is not None and merged.inherited == ("entity", "period")
+    assert follow_up(intent, context_of([], PROFILE, REF, max_chars=2_000)) is None
+
+
+def test_a_scale_alone_is_a_follow_up_and_a_scale_carries_over(store: CountingStore) -> None:
+    value = stated("REVENUE", "ACME_HK", "2024")
+    billions = ask(store, "And in billions?", HK_2024)
+    assert found_value(billions) == value
+    assert (value / 1000, "USD_B") in said(billions.answer)
+    carried = ask(store, "那FY2025呢？", "香港FY2024的收入是多少，以亿元计")
+    later = stated("REVENUE", "ACME_HK", "2025")
+    assert found_value(carried) == later and (later / 100, "USD_E8") in said(carried.answer)
+    # A later question naming every slot and no scale starts afresh.
+    reset = ask(store, "那FY2025呢？", "香港FY2024的收入是多少，以亿元计", "香港FY2024的收入是多少")
+    assert "亿美元" not in reset.answer
+
+
+def test_a_growth_follow_up_computes_the_change_of_the_inherited_metric(
+    store: CountingStore,
+) -> None:
+    later, earlier = stated("REVENUE", "ACME_HK", "2025"), stated("REVENUE", "ACME_HK", "2024")
+    for question, previous in (
+        ("How much did it grow in FY2025?", HK_2024),
+        ("And in FY2025?", "How much did Hong Kong revenue grow in FY2024?"),
+    ):
+        result = ask(store, question, previous)
+        values = sorted(r.value for r in result.tool_results if isinstance(r, FoundFact))
+        assert values == [earlier, later]
+        assert (later - earlier, "USD_M") in said(result.answer)
+        assert fabricated_numbers(result, allowed_values=[earlier, later]) == []
+
+
+def said(answer: str) -> list[tuple[float, str]]:
+    """Every (value, unit code) the answer states, read back from how it is displayed."""
+    return [(round(v.value, 6), v.unit) for v in stated_values(answer)]
