@@ -27,10 +27,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -45,6 +45,8 @@ from ragspine.eval.runner import ask_with
 from ragspine.eval.scoring import GATES, Gate
 from ragspine.llm import MockProvider, OpenAIProvider
 from ragspine.llm.local import LocalLLMServer
+
+T = TypeVar("T")
 
 DEFAULT_OUT = Path("bench/results/eval_llm.json")
 DEFAULT_LOG = Path("bench/results/eval_llm_server.log")
@@ -76,13 +78,24 @@ def side(asked: Sequence[Asked]) -> dict[str, Any]:
             split.value: summarize([a.score for a in asked if a.planned.split is split]).to_dict()
             for split in Split
         },
-        "fabricated": {a.case.id: list(a.score.fabricated) for a in asked if a.score.fabricated},
-        "forbidden_shown": {
-            a.case.id: list(a.score.forbidden_hits) for a in asked if a.score.forbidden_hits
-        },
+        "fabricated": _named((a, list(a.score.fabricated)) for a in asked if a.score.fabricated),
+        "forbidden_shown": _named(
+            (a, list(a.score.forbidden_hits)) for a in asked if a.score.forbidden_hits
+        ),
         "guard": guard_stats(asked),
         "seconds_per_case": seconds_per_case(asked),
     }
+
+
+def _named(items: Iterable[tuple[Asked, T]]) -> dict[str, T]:
+    """Keyed by case id, a held-out case by "held out N" in order of appearance (naming none)."""
+    out: dict[str, T] = {}
+    held = 0
+    for asked, value in items:
+        if asked.planned.split.held_out:
+            held += 1
+        out[f"held out {held}" if asked.planned.split.held_out else asked.case.id] = value
+    return out
 
 
 def guard_stats(asked: Sequence[Asked]) -> dict[str, Any]:
@@ -131,12 +144,16 @@ def checks(
 ) -> list[dict[str, Any]]:
     """The pass/fail conditions, each with what was measured."""
     r = report["real"]
-    differing = [
-        a.case.id
-        for a in real
-        if any(a.score.gates[g] != mock[a.case.id].score.gates[g] for g in compared_gates(a.case))
-    ]
-    stray = [a.case.id for a in real if a.llm_calls and not mock[a.case.id].llm_calls]
+    differing = list(
+        _named(
+            (a, None)
+            for a in real
+            if any(
+                a.score.gates[g] != mock[a.case.id].score.gates[g] for g in compared_gates(a.case)
+            )
+        )
+    )
+    stray = list(_named((a, None) for a in real if a.llm_calls and not mock[a.case.id].llm_calls))
     return [
         _check("enough model-calling cases ran", covered.ok, covered.explain()),
         _check("fabrication is 0", not r["fabricated"], r["fabricated"] or 0),
@@ -165,7 +182,8 @@ def _check(name: str, ok: bool, detail: object) -> dict[str, Any]:
 
 
 def case_rows(real: Sequence[Asked], mock: dict[str, Asked]) -> list[dict[str, Any]]:
-    """One row per model-calling case, real against mock."""
+    """One row per model-calling case, real against mock; held-out cases are only counted (in
+    ``side``), never listed."""
     return [
         {
             "id": a.case.id,
@@ -182,7 +200,7 @@ def case_rows(real: Sequence[Asked], mock: dict[str, Asked]) -> list[dict[str, A
             "answer": a.result.answer if a.score.fabricated or a.score.forbidden_hits else None,
         }
         for a in real
-        if a.llm_calls
+        if a.llm_calls and not a.planned.split.held_out
     ]
 
 
@@ -312,8 +330,9 @@ def _progress(console: Console, total: int) -> Callable[[Asked], None]:
         nonlocal done
         done += 1
         override = asked.result.guard_override or "-"
+        name = "(held out)" if asked.planned.split.held_out else asked.case.id
         console.print(
-            f"  [{done}/{total}] {asked.case.id:<16} {asked.result.route:<10} "
+            f"  [{done}/{total}] {name:<16} {asked.result.route:<10} "
             f"{asked.result.answer_kind:<10} {asked.seconds:5.1f}s "
             f"llm_calls={asked.llm_calls} override={override}",
             soft_wrap=True,

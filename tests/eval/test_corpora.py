@@ -102,7 +102,7 @@ def test_the_runner_builds_a_corpus_workspace_once_and_only_when_asked(
     with ask_with(tmp_path / "no-demo-here") as ask:
         for clearance in (Sensitivity.CONFIDENTIAL, Sensitivity.RESTRICTED):
             result = ask(_case(f"t-{clearance}", Corpus.TRUST, clearance))
-            assert "3105" in result.answer
+            assert "3,105" in result.answer
         assert [p.name for p in built] == ["trust"]
         assert built[0].is_dir()
     assert not built[0].exists()  # removed with the run

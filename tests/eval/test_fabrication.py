@@ -3,6 +3,8 @@ in the part of the answer it was planted in, and every allowed source of digits 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ragspine.agent.messages import zh
@@ -20,6 +22,7 @@ from ragspine.agent.types import (
 from ragspine.eval.fabrication import Fabrication, asked_slots, fabricated_numbers
 from ragspine.profile.periods import Period
 from tests.eval.answers import (
+    DOC,
     DOC_2025,
     FOUND_2025_LINE,
     FOUND_LINE,
@@ -27,6 +30,7 @@ from tests.eval.answers import (
     FY2023,
     FY2024,
     FY2025,
+    LOC,
     LOC_2025,
     NOT_FOUND_2019,
     SOURCE,
@@ -42,7 +46,7 @@ from tests.eval.answers import (
 FOUND_2025 = found(3105.0, period=FY2025, doc=DOC_2025, locator=LOC_2025)
 SOURCE_2025 = Source(DOC_2025, LOC_2025)
 GROWTH_LINES = "\n".join(
-    [FOUND_2025_LINE, FOUND_LINE, zh.change("FY2025", "FY2024", "+255", "+8.9%", "USD_M")]
+    [FOUND_2025_LINE, FOUND_LINE, zh.change("FY2025", "FY2024", "+255 百万美元", "+8.95%")]
 )
 AGENTS = passage(1, "香港收入增长主要受代理人渠道带动。2024年代理人数量增至13,240人。")
 RBC = passage(2, "风险为本资本制度于2024年正式实施，2025年代理人目标为14,020人。")
@@ -114,18 +118,18 @@ def test_without_the_growth_cue_the_base_year_fact_was_not_asked() -> None:
         sources=[SOURCE_2025, SOURCE],
         periods=[FY2025],
     )
-    assert fabricated_numbers(answer) == structured("2850", "255", "8.9")
+    assert fabricated_numbers(answer) == structured("2,850", "255", "8.95")
 
 
 @pytest.mark.parametrize(
     ("change", "planted"),
     [
-        ("+256 USD_M（+8.9%）", "256"),  # a difference the facts do not give
-        ("+255 USD_M（+9.0%）", "9.0"),  # a percentage change the facts do not give
+        ("+256 百万美元（+8.95%）", "256"),  # a difference the facts do not give
+        ("+255 百万美元（+9.12%）", "9.12"),  # a percentage change the facts do not give
     ],
 )
 def test_arithmetic_the_facts_do_not_give_counts(change: str, planted: str) -> None:
-    text = GROWTH_LINES.replace("+255 USD_M（+8.9%）", change)
+    text = GROWTH_LINES.replace("+255 百万美元（+8.95%）", change)
     assert growth_answer(text) == structured(planted)
 
 
@@ -133,8 +137,8 @@ def test_the_difference_and_percentage_of_a_comparison_are_allowed() -> None:
     macau = found(410.0, entity="ACME_MO", doc="workbooks/ACME_5Y.xlsx", locator="sheet=MO,cell=E2")
     lines = [
         FOUND_LINE,
-        zh.found("ACME_MO FY2024 REVENUE", "410", "USD_M", macau.source.doc, macau.source.locator),
-        zh.difference("ACME_HK", "ACME_MO", "+2440", "+595.1%", "USD_M"),
+        zh.found("ACME_MO FY2024 REVENUE", "410 百万美元", macau.source.doc, macau.source.locator),
+        zh.difference("香港", "澳门", "+2,440 百万美元", "+595.12%"),
     ]
     answer = result(
         "\n".join(lines),
@@ -147,7 +151,7 @@ def test_the_difference_and_percentage_of_a_comparison_are_allowed() -> None:
 
 def test_codes_documents_and_locators_hold_no_values() -> None:
     text = zh.found(
-        "ACME_HK2 FY2024 REVENUE_3", "2850", "USD_M", "book_2021.xlsx", "sheet=HK,cell=C4"
+        "ACME_HK2 FY2024 REVENUE_3", "2,850 百万美元", "book_2021.xlsx", "sheet=HK,cell=C4"
     )
     answer = result(
         text,
@@ -197,8 +201,8 @@ def test_a_passages_number_is_not_a_value_for_the_structured_part() -> None:
     """The restated 2,880 is in a passage; the structured part may still only state facts."""
     restated = passage(1, "香港FY2024收入按新会计政策重述为2,880百万美元。")
     narrative_part = section("香港FY2024收入按新会计政策重述。 [1]", restated)
-    planted = GROWTH_LINES.replace(FOUND_LINE, FOUND_LINE.replace("2850", "2880"))
-    assert composite_answer(planted, narrative_part) == structured("2880")
+    planted = GROWTH_LINES.replace(FOUND_LINE, FOUND_LINE.replace("2,850", "2,880"))
+    assert composite_answer(planted, narrative_part) == structured("2,880")
 
 
 def test_a_number_planted_in_the_attribution_of_a_composite_answer_counts() -> None:
@@ -390,10 +394,10 @@ def test_the_assumed_period_alone_is_allowed() -> None:
 def test_allowed_values_replace_what_the_result_found() -> None:
     """A test that knows the true value judges against it, not against the tool results."""
     restated = result(
-        FOUND_LINE.replace("2850", "2880"), tool_results=[found(2880.0)], periods=[FY2024]
+        FOUND_LINE.replace("2,850", "2,880"), tool_results=[found(2880.0)], periods=[FY2024]
     )
     assert fabricated_numbers(restated) == []
-    assert fabricated_numbers(restated, allowed_values=[2850.0]) == structured("2880")
+    assert fabricated_numbers(restated, allowed_values=[2850.0]) == structured("2,880")
     assert fabricated_numbers(restated, allowed_values=[2880.0]) == []
 
 
@@ -401,7 +405,7 @@ def test_allowed_values_also_allow_their_arithmetic() -> None:
     unfound = result(
         GROWTH_LINES, sources=[SOURCE_2025, SOURCE], intent=asking(FY2025, growth=True)
     )
-    assert fabricated_numbers(unfound) == structured("3105", "2850", "255", "8.9")
+    assert fabricated_numbers(unfound) == structured("3,105", "2,850", "255", "8.95")
     assert fabricated_numbers(unfound, allowed_values=[3105.0, 2850.0]) == []
 
 
@@ -459,3 +463,36 @@ def test_a_narrative_sentence_may_name_its_source_and_the_asked_period() -> None
     assert answer(echo) == []
     # The same sentence with a figure of its own is still caught.
     assert [f.number for f in answer(echo + " 增长 12%。 [1]")] == ["12"]
+
+
+def test_a_profile_name_holding_digits_is_a_name_not_a_number() -> None:
+    """Answers print names, not codes; a unit named "Zone 7" states no 7."""
+    text = zh.found("Zone 7 FY2024 收入", "2,850 百万美元", SOURCE.doc, SOURCE.locator)
+    answer = result(text, tool_results=[found()], sources=[SOURCE], periods=[FY2024])
+    assert fabricated_numbers(answer) == structured("7")
+    assert fabricated_numbers(answer, names=["Zone 7", "收入"]) == []
+    assert fabricated_numbers(answer, names=["Zone 8"]) == structured("7")
+
+
+# --------------------------------------------------------------------------- row labels
+
+
+RESTATED = "收入（2019年重述，百万美元）"
+
+
+def _labelled(label: str | None) -> list[Fabrication]:
+    fact = replace(found(), row_label=label)
+    line = zh.found(zh.row_labelled("ACME_HK FY2024 REVENUE", RESTATED), "2,850 百万美元", DOC, LOC)
+    answer = result(line, tool_results=[fact], sources=[SOURCE], periods=[FY2024])
+    return fabricated_numbers(answer)
+
+
+def test_the_digits_of_a_found_facts_row_label_state_no_value() -> None:
+    # The label is quoted as the document writes it, like a locator: "2019" names the row.
+    assert _labelled(RESTATED) == []
+
+
+def test_a_row_label_the_fact_does_not_carry_is_counted() -> None:
+    # The same line with a label no found fact has: its year is a number the answer states.
+    assert _labelled(None) == structured("2019")
+    assert _labelled("收入（百万美元）") == structured("2019")

@@ -1,8 +1,13 @@
-"""The shipped golden set, both splits: each loads, the splits are disjoint and the held-out one
-is large enough to mean something, every expected value is a ground-truth fact, and the full run
-on a fresh demo workspace with the mock provider fabricates nothing and leaks nothing. The dev
-split passes all four gates at 1.0; the held-out split is held to its committed baseline (it
-was never tuned against, so it may record honest failures)."""
+"""The shipped golden set, all three splits: each loads and is large enough to mean something,
+every expected value is a ground-truth fact, and the full run on a fresh demo workspace with the
+mock provider fabricates nothing and leaks nothing in dev and regression. The dev split passes
+all four gates at 1.0; the regression and held-out splits are held to their committed baselines
+(honest failures included).
+
+A held-out case's id, question or answer never reaches a failure message: a check over the
+held-out split asserts on a count (``shown``), assigned to a plain name first, because pytest
+prints the arguments of a call inside an ``assert``. Splits are disjoint and no dev case copies
+a held-out one: ``test_cases.py``."""
 
 from __future__ import annotations
 
@@ -51,6 +56,12 @@ LANGUAGES = ("zh", "en", "mixed")
 SPLITS = [pytest.param(split, id=split.value) for split in Split]
 
 
+def shown(split: Split, found: list[str]) -> list[str] | int:
+    """What a failure may show: the items of an open split, only their number for a held-out
+    one (so a passing check compares to ``[]`` or ``0``)."""
+    return len(found) if split.held_out else found
+
+
 @pytest.fixture(scope="module")
 def splits() -> dict[Split, list[GoldenCase]]:
     return {split: load_golden(split=split) for split in Split}
@@ -85,21 +96,14 @@ def test_the_dev_split_is_large_enough(splits: dict[Split, list[GoldenCase]]) ->
     assert len(splits[Split.DEV]) >= 220
 
 
+def test_the_regression_split_is_large_enough(splits: dict[Split, list[GoldenCase]]) -> None:
+    assert len(splits[Split.REGRESSION]) >= 100
+
+
 def test_the_heldout_split_is_large_enough(splits: dict[Split, list[GoldenCase]]) -> None:
-    heldout = len(splits[Split.HELDOUT])
-    total = sum(len(cases) for cases in splits.values())
-    assert heldout >= 100
-    assert heldout >= 0.3 * total, f"{heldout} of {total} cases are held out"
-
-
-def test_no_case_id_is_in_both_splits(splits: dict[Split, list[GoldenCase]]) -> None:
-    dev, heldout = ({c.id for c in splits[s]} for s in (Split.DEV, Split.HELDOUT))
-    assert dev & heldout == set()
-
-
-def test_no_question_is_in_both_splits(splits: dict[Split, list[GoldenCase]]) -> None:
-    dev, heldout = ({c.question for c in splits[s]} for s in (Split.DEV, Split.HELDOUT))
-    assert dev & heldout == set()
+    """Large enough that one case moves a gate by well under a percent."""
+    cases = len(splits[Split.HELDOUT])
+    assert cases >= 200
 
 
 def test_every_dev_category_is_covered_in_every_phrasing(
@@ -113,18 +117,21 @@ def test_every_dev_category_is_covered_in_every_phrasing(
     assert {"found", "comparison", "narrative", "unknown_entity"} <= mixed_categories
 
 
-def test_the_heldout_split_covers_every_category(splits: dict[Split, list[GoldenCase]]) -> None:
-    tags = {tag for c in splits[Split.HELDOUT] for tag in c.tags}
+@pytest.mark.parametrize("split", [Split.REGRESSION, Split.HELDOUT], ids=lambda s: s.value)
+def test_the_other_splits_cover_every_category(
+    splits: dict[Split, list[GoldenCase]], split: Split
+) -> None:
+    tags = {tag for c in splits[split] for tag in c.tags}
     assert [c for c in CATEGORIES if c not in tags] == []
-    assert set(LANGUAGES) <= tags
+    assert [lang for lang in LANGUAGES if lang not in tags] == []
 
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_each_case_names_exactly_one_language(
     splits: dict[Split, list[GoldenCase]], split: Split
 ) -> None:
-    wrong = [c.id for c in splits[split] if sum(tag in LANGUAGES for tag in c.tags) != 1]
-    assert wrong == []
+    wrong = shown(split, [c.id for c in splits[split] if sum(t in LANGUAGES for t in c.tags) != 1])
+    assert wrong in ([], 0)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -132,9 +139,13 @@ def test_restricted_material_is_probed_with_and_without_clearance(
     splits: dict[Split, list[GoldenCase]], split: Split
 ) -> None:
     restricted = [c for c in splits[split] if "restricted" in c.tags]
-    assert {c.clearance for c in restricted} == set(Sensitivity)
+    clearances = sorted(c.clearance.value for c in restricted)
+    assert sorted(set(clearances)) == sorted(s.value for s in Sensitivity)
     uncleared = [c for c in restricted if c.clearance is not Sensitivity.RESTRICTED]
-    assert all(c.expect.forbidden or c.expect.values for c in uncleared)
+    unprobed = shown(
+        split, [c.id for c in uncleared if not (c.expect.forbidden or c.expect.values)]
+    )
+    assert unprobed in ([], 0)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -142,9 +153,10 @@ def test_known_issues_are_rare_and_described(
     splits: dict[Split, list[GoldenCase]], split: Split
 ) -> None:
     cases = splits[split]
-    known = [c for c in cases if c.known_issue]
-    assert len(known) <= len(cases) // 20
-    assert all(len(c.known_issue) > 20 for c in known)
+    known, allowed = sum(1 for c in cases if c.known_issue), len(cases) // 20
+    assert known <= allowed
+    undescribed = shown(split, [c.id for c in cases if c.known_issue and len(c.known_issue) <= 20])
+    assert undescribed in ([], 0)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -167,7 +179,8 @@ def test_every_expected_value_is_a_ground_truth_fact(
                 or not case.clearance.allows(Sensitivity.parse(fact.sensitivity))
             ):
                 wrong.append(f"{case.id}: {v.key} = {v.value} {v.unit} @ {v.doc} · {v.locator}")
-    assert wrong == []
+    mismatched = shown(split, wrong)
+    assert mismatched in ([], 0)
 
 
 def _label(period_type: str, period: str) -> str:
@@ -177,12 +190,14 @@ def _label(period_type: str, period: str) -> str:
 # --------------------------------------------------------------------------- the full run
 
 
-def test_the_run_reports_both_splits_apart(
+def test_the_run_reports_every_split_apart(
     run: EvalRun, splits: dict[Split, list[GoldenCase]]
 ) -> None:
-    assert list(run.reports) == ["dev", "heldout"]
+    assert list(run.reports) == ["dev", "regression", "heldout"]
+    assert run.held_out == {"heldout"}
     for split in Split:
-        assert [s.case.id for s in report_of(run, split).scores] == [c.id for c in splits[split]]
+        same = [s.case.id for s in report_of(run, split).scores] == [c.id for c in splits[split]]
+        assert same, f"{split.value}: the report's cases are not the split's, in order"
 
 
 def test_the_dev_split_passes_all_four_gates_at_one(run: EvalRun) -> None:
@@ -193,8 +208,9 @@ def test_the_dev_split_passes_all_four_gates_at_one(run: EvalRun) -> None:
     assert all(report.overall.gates[name].applicable >= 100 for name in GATES)
 
 
-@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("split", [Split.DEV, Split.REGRESSION], ids=lambda s: s.value)
 def test_no_fabrication_and_no_restricted_leak(run: EvalRun, split: Split) -> None:
+    """The held-out split's counts are held to its baseline, which records them as measured."""
     report = report_of(run, split)
     fabricated = {s.case.id: s.fabricated for s in report.scores if s.fabricated}
     leaked = {s.case.id: s.forbidden_hits for s in report.scores if s.forbidden_hits}
@@ -205,6 +221,7 @@ def test_no_fabrication_and_no_restricted_leak(run: EvalRun, split: Split) -> No
 
 @pytest.mark.parametrize("split", SPLITS)
 def test_each_split_meets_the_committed_baseline(run: EvalRun, split: Split) -> None:
+    """Messages name an open split's cases; a held-out split's say how many, never which."""
     assert check_baseline(EvalRun({split.value: report_of(run, split)})) == []
 
 

@@ -38,10 +38,10 @@ def test_take_turns_interleaves_queues_of_any_length() -> None:
 def test_order_skips_cases_without_a_model_call_and_balances_every_prefix() -> None:
     mock_run = [
         *(_asked(f"found-{i}", Route.STRUCTURED) for i in range(6)),
-        *(_asked(f"growth-{i}", Route.STRUCTURED, Split.HELDOUT) for i in range(2)),
+        *(_asked(f"growth-{i}", Route.STRUCTURED, Split.REGRESSION) for i in range(2)),
         _asked("units-0", Route.STRUCTURED, calls=0),
         *(_asked(f"narrative-{i}", Route.NARRATIVE) for i in range(2)),
-        _asked("composite-0", Route.COMPOSITE, Split.HELDOUT),
+        _asked("composite-0", Route.COMPOSITE, Split.REGRESSION),
     ]
 
     order = [p.case.id for p in stratified_order(mock_run)]
@@ -60,7 +60,7 @@ def test_order_skips_cases_without_a_model_call_and_balances_every_prefix() -> N
 
 
 def test_budget_stops_between_cases_and_says_so() -> None:
-    planned = plan({Split.DEV: [_case("a"), _case("b")], Split.HELDOUT: [_case("c")]})
+    planned = plan({Split.DEV: [_case("a"), _case("b")], Split.REGRESSION: [_case("c")]})
     asked: list[str] = []
 
     def ask(case: GoldenCase) -> AgentResult:
@@ -75,7 +75,7 @@ def test_budget_stops_between_cases_and_says_so() -> None:
     assert [(a.planned.split, a.case.id) for a in run] == [
         (Split.DEV, "a"),
         (Split.DEV, "b"),
-        (Split.HELDOUT, "c"),
+        (Split.REGRESSION, "c"),
     ]
 
 

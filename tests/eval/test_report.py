@@ -143,25 +143,25 @@ def test_a_case_that_fails_shows_its_answer_and_reasons() -> None:
 
 
 def test_a_run_keeps_each_splits_report_apart() -> None:
-    run = EvalRun({"dev": perfect_report(), "heldout": build_report([wrong_refusal()])})
+    run = EvalRun({"dev": perfect_report(), "regression": build_report([wrong_refusal()])})
     as_dict = json.loads(run.to_json())
-    assert list(as_dict) == ["dev", "heldout"]
+    assert list(as_dict) == ["dev", "regression"]
     assert as_dict["dev"]["overall"]["gates"][GATE_REFUSAL]["score"] == 1.0
-    assert as_dict["heldout"]["overall"]["gates"][GATE_REFUSAL]["score"] == 0.0
+    assert as_dict["regression"]["overall"]["gates"][GATE_REFUSAL]["score"] == 0.0
     assert [s.case.id for s in run.failures] == ["c"]
 
 
 def test_the_table_shows_the_splits_side_by_side() -> None:
-    run = EvalRun({"dev": perfect_report(), "heldout": build_report([wrong_refusal()])})
+    run = EvalRun({"dev": perfect_report(), "regression": build_report([wrong_refusal()])})
     text = rendered(run)
     header = next(line for line in text.splitlines() if "dev passed" in line)
-    assert header.index("dev score") < header.index("heldout passed")
+    assert header.index("dev score") < header.index("regression passed")
     refusal_row = next(line for line in text.splitlines() if "refusal appropriateness" in line)
     cells = [cell.strip() for cell in refusal_row.split("│")[2:-1]]
     assert cells == ["2/2", "1.000", "0/1", "0.000"]
-    assert "dev: 2 cases, 2 gated, 0 known · heldout: 1 cases, 1 gated, 0 known" in text
-    assert "By tag (dev)" in text and "By tag (heldout)" in text
-    assert "Failing cases (heldout)" in text and "Failing cases (dev)" not in text
+    assert "dev: 2 cases, 2 gated, 0 known · regression: 1 cases, 1 gated, 0 known" in text
+    assert "By tag (dev)" in text and "By tag (regression)" in text
+    assert "Failing cases (regression)" in text and "Failing cases (dev)" not in text
 
 
 def test_every_gate_and_counter_has_a_row() -> None:
@@ -176,3 +176,66 @@ def test_every_gate_and_counter_has_a_row() -> None:
         "narrative recall@5",
     ]
     assert [label for label in labels if label not in text] == []
+
+
+# --------------------------------------------------------------------------- a held-out split
+
+
+def held_out_run() -> EvalRun:
+    """A held-out split with a failing case, a known issue and a narrative case."""
+    other = Source("memos/x.md", "p=1")
+    miss = result("…", kind=AnswerKind.NARRATIVE, sources=[other])
+    held = build_report(
+        [
+            good_found("h-secret-pass"),
+            wrong_refusal("h-secret-fail"),
+            wrong_refusal("h-secret-known", known="answers a missing fact, described here"),
+            scored("h-secret-narr", miss, narrative_docs=("memos/a.md",)),
+        ]
+    )
+    return EvalRun({"dev": perfect_report(), "heldout": held})
+
+
+def test_a_heldout_split_is_shown_as_aggregates_only() -> None:
+    run = held_out_run()
+    assert run.held_out == {"heldout"}
+    text = rendered(run)
+    assert "secret" not in text and "answers a missing fact" not in text
+    assert "By tag (heldout)" not in text and "Failing cases (heldout)" not in text
+    assert "heldout: 4 cases, 3 gated, 1 known, 2 failing (cases not shown)" in text
+    refusal_row = next(line for line in text.splitlines() if "refusal appropriateness" in line)
+    assert [cell.strip() for cell in refusal_row.split("│")[2:-1]] == [
+        "2/2",
+        "1.000",
+        "1/2",
+        "0.500",
+    ]
+    assert "By tag (dev)" in text
+
+
+def test_the_heldout_json_holds_counts_and_scores_only() -> None:
+    as_dict = json.loads(held_out_run().to_json())
+    heldout = as_dict["heldout"]
+    assert "secret" not in json.dumps(heldout)
+    assert heldout == {
+        "k": 5,
+        "scored_cases": 3,
+        "known_issue_cases": 1,
+        "failing_cases": 2,
+        "overall": held_out_run().reports["heldout"].overall.to_dict(),
+        "case_detail": "hidden",
+    }
+    assert heldout["overall"]["narrative_cases"] == 1 and heldout["overall"]["recall_at_k"] == 0.0
+    assert [c["id"] for c in as_dict["dev"]["cases"]] == ["a", "b"]
+
+
+def test_case_detail_is_shown_only_when_asked() -> None:
+    run = held_out_run()
+    revealed = json.loads(run.to_json(reveal_held_out=True))["heldout"]
+    assert [c["id"] for c in revealed["failures"]] == ["h-secret-fail", "h-secret-narr"]
+    console = Console(file=io.StringIO(), width=250, record=True, highlight=False)
+    console.print(render_run(run, reveal_held_out=True))
+    text = console.export_text()
+    assert "Failing cases (heldout)" in text and "h-secret-fail" in text
+    assert "(cases not shown)" not in text
+    assert EvalRun(run.reports, held_out=frozenset()).to_dict()["heldout"] == revealed

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ragspine.agent.messages import zh
 from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.errors import UsageError
 from ragspine.eval.baseline import baseline_of, check_baseline
@@ -16,7 +17,7 @@ from ragspine.eval.cases import Expectation, GoldenCase, Split, load_golden
 from ragspine.eval.report import EvalRun, GateScore
 from ragspine.eval.runner import run_golden_eval, run_splits
 from ragspine.eval.scoring import GATE_REFUSAL
-from tests.eval.answers import FOUND_LINE, FY2024, found, result
+from tests.eval.answers import DOC, FY2024, LOC, asking, found, result
 
 
 def _refusal(answer: str) -> AgentResult:
@@ -79,15 +80,20 @@ def test_no_cases_or_a_bad_k_is_a_usage_error() -> None:
 class ChannelAsker:
     """An asker that knows its workspace's default channel, as ``WorkspaceAsker`` does."""
 
-    default_channel = "DIRECT"
+    default_channel = "AGENCY"
 
     def __call__(self, case: GoldenCase) -> AgentResult:
-        direct = found(1200.0, channel="DIRECT")
-        return result(FOUND_LINE.replace("2850", "1200"), tool_results=[direct], periods=[FY2024])
+        # The ground truth's ACME_HK FY2024 NBV through the agency channel.
+        agency = found(812.0, metric="NBV", channel="AGENCY")
+        return result(
+            zh.found("ACME_HK FY2024 NBV", "812 百万美元", DOC, LOC),
+            tool_results=[agency],
+            intent=asking(FY2024, metrics=("NBV",)),
+        )
 
 
 def test_the_askers_default_channel_decides_what_was_asked() -> None:
-    cases = [GoldenCase("a", "香港FY2024收入")]
+    cases = [GoldenCase("a", "香港FY2024新业务价值")]
     assert run_golden_eval(ChannelAsker(), cases).overall.fabrication == 0
     told = run_golden_eval(ChannelAsker(), cases, default_channel="TOTAL")
     assert told.overall.fabrication == 1
@@ -100,7 +106,7 @@ def test_run_splits_scores_each_shipped_split_apart() -> None:
         asked.append(case.id)
         return _refusal("…")
 
-    run = run_splits(ask, [Split.HELDOUT], k=3)
-    assert list(run.reports) == ["heldout"]
-    assert asked == [c.id for c in load_golden(split=Split.HELDOUT)]
-    assert run.reports["heldout"].k == 3
+    run = run_splits(ask, [Split.REGRESSION], k=3)
+    assert list(run.reports) == ["regression"]
+    assert asked == [c.id for c in load_golden(split=Split.REGRESSION)]
+    assert run.reports["regression"].k == 3

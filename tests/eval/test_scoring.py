@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from ragspine.agent.messages import zh
 from ragspine.agent.types import (
     AnswerKind,
     ClarifyMode,
@@ -32,14 +33,17 @@ from ragspine.eval.scoring import (
     score_case,
 )
 from tests.eval.answers import (
+    DOC,
     FOUND_LINE,
     FY2019,
     FY2023,
     FY2024,
     FY2025,
     HK_2024,
+    LOC,
     NOT_FOUND_2019,
     SOURCE,
+    asking,
     case,
     found,
     not_found,
@@ -72,20 +76,24 @@ def test_numeric_passes_when_the_fact_is_found_and_stated_with_its_unit() -> Non
     assert numeric_accuracy(case(values=(HK_2024,)), answer, []) is True
 
 
-def test_numeric_accepts_thousands_separators_in_the_answer() -> None:
-    answer = result("香港：2,850 USD_M", tool_results=[found()])
+@pytest.mark.parametrize(
+    "text",
+    ["香港：2,850 百万美元", "Hong Kong: US$ 2,850 m", "香港：2850 百万美元", "x US$ 2850 m"],
+)
+def test_numeric_reads_the_value_as_a_person_reads_it(text: str) -> None:
+    answer = result(text, tool_results=[found()])
     assert numeric_accuracy(case(values=(HK_2024,)), answer, []) is True
 
 
 @pytest.mark.parametrize(
     ("text", "tool_result"),
     [
-        ("香港：2880 USD_M", found(2880.0)),  # the restated, unapproved figure
-        ("香港：2850 CNY_M", found(unit="CNY_M")),  # wrong unit
-        ("香港：2850", found()),  # the value without its unit
-        ("香港：2850 USD_M", found(period=FY2023)),  # the fact of another period
-        ("香港：2850 USD_M", found(channel="AGENCY")),  # the fact of another channel
-        ("香港：2850 USD_M", not_found(FY2024)),
+        ("香港：2,880 百万美元", found(2880.0)),  # the restated, unapproved figure
+        ("香港：2,850 百万人民币", found(unit="CNY_M")),  # wrong unit
+        ("香港：2,850", found()),  # the value without its unit
+        ("香港：2,850 百万美元", found(period=FY2023)),  # the fact of another period
+        ("香港：2,850 百万美元", found(channel="AGENCY")),  # the fact of another channel
+        ("香港：2,850 百万美元", not_found(FY2024)),
     ],
 )
 def test_numeric_fails_on_a_wrong_or_unstated_value(text: str, tool_result: ToolResult) -> None:
@@ -96,11 +104,13 @@ def test_numeric_fails_on_a_wrong_or_unstated_value(text: str, tool_result: Tool
 
 
 def test_numeric_requires_every_derived_string() -> None:
-    answer = result(f"{FOUND_LINE}\n变化：+160 USD_M（+5.9%）", tool_results=[found()])
-    assert numeric_accuracy(case(values=(HK_2024,), derived=("+160 USD_M", "+5.9%")), answer, [])
-    failures: list[str] = []
-    assert not numeric_accuracy(case(derived=("+255 USD_M",)), answer, failures)
-    assert failures == ["answer lacks '+255 USD_M'"]
+    answer = result(f"{FOUND_LINE}\n变化：+160 百万美元（+5.94%）", tool_results=[found()])
+    for derived in (("+160 USD_M", "+5.9%"), ("+160 USD_M", "+5.94%"), ("+5.95%",)):
+        assert numeric_accuracy(case(values=(HK_2024,), derived=derived), answer, [])
+    for missing in ("+255 USD_M", "-160 USD_M", "+160 CNY_M", "+6.0%", "-5.9%", "+5.8%"):
+        failures: list[str] = []
+        assert not numeric_accuracy(case(derived=(missing,)), answer, failures)
+        assert failures == [f"answer lacks {missing!r}"]
 
 
 def test_numeric_does_not_apply_without_values() -> None:
@@ -286,6 +296,28 @@ def test_forbidden_strings_are_found_wherever_the_caller_can_read() -> None:
     assert forbidden_hits(case(), result("北极星")) == []
 
 
+@pytest.mark.parametrize(
+    ("answer", "forbidden"),
+    [
+        ("Change: -US$ 255 m (-8.22%)", "-255"),
+        ("变化：-255 百万美元", "-255"),
+        ("Hong Kong FY2025 Revenue: US$ 3,105 m", "3105"),
+        ("Hong Kong FY2025 Revenue: US$ 3,105 m", "3105 USD_M"),
+        ("香港：3,105 百万美元", "3105"),
+        ("Margin: 63.80%", "63.8%"),
+    ],
+)
+def test_a_forbidden_value_is_found_however_the_answer_shows_it(
+    answer: str, forbidden: str
+) -> None:
+    assert forbidden_hits(case(forbidden=(forbidden,)), result(answer)) == [forbidden]
+
+
+def test_a_forbidden_value_is_not_found_in_another_value() -> None:
+    shown = result("Change: +US$ 255 m; Revenue: US$ 3,106 m")
+    assert forbidden_hits(case(forbidden=("-255", "3105")), shown) == []
+
+
 # --------------------------------------------------------------------------- narrative recall
 
 
@@ -357,15 +389,17 @@ def test_a_narrative_number_its_citation_lacks_fails_the_case() -> None:
 
 
 def test_the_default_channel_reaches_the_fabrication_check() -> None:
-    direct = found(1200.0, channel="DIRECT")
+    """The ground truth gives ACME_HK FY2024 NBV through the agency channel as 812: the value
+    of the asked key only when a question naming no channel asks for that channel."""
+    agency = found(812.0, metric="NBV", channel="AGENCY")
     answer = result(
-        FOUND_LINE.replace("2850", "1200"),
-        tool_results=[direct],
+        zh.found("ACME_HK FY2024 NBV", "812 百万美元", DOC, LOC),
+        tool_results=[agency],
         sources=[SOURCE],
-        periods=[FY2024],
+        intent=asking(FY2024, metrics=("NBV",)),
     )
-    assert score_case(case(), answer).fabricated == ("1200 (structured)",)
-    assert score_case(case(), answer, default_channel="DIRECT").fabricated == ()
+    assert score_case(case(), answer).fabricated == ("812 (structured)",)
+    assert score_case(case(), answer, default_channel="AGENCY").fabricated == ()
 
 
 def test_a_shown_forbidden_string_fails_the_case() -> None:

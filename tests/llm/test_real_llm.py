@@ -35,6 +35,8 @@ CLEARANCE = "CONFIDENTIAL"
 MAX_TOKENS = 64
 _CODE = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _DIGITS = re.compile(r"\d+")
+# A number as the answer states it, thousands separators included (3,105 is one number).
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?!\d)|\d+")
 
 
 def provider(
@@ -59,11 +61,12 @@ def ask(workspace: Path, llm: LLMProvider, question: str) -> AgentResult:
 
 
 def stated_digits(result: AgentResult) -> list[str]:
-    """Digit runs in the answer once sources and upper-snake codes (ACME_HK, USD_M) are blanked."""
+    """Numbers in the answer (grouping commas removed) once sources and upper-snake codes
+    (ACME_HK, USD_M) are blanked."""
     text = result.answer
     for source in result.sources:
         text = text.replace(source["doc"], " ").replace(source["locator"], " ")
-    return _DIGITS.findall(_CODE.sub(" ", text))
+    return [n.replace(",", "") for n in _NUMBER.findall(_CODE.sub(" ", text))]
 
 
 def test_structured_answer_states_only_the_found_fact(

@@ -1,27 +1,41 @@
-"""The ratcheting baseline: the lowest accepted gate scores and the highest accepted counts.
+"""The ratcheting baseline: the lowest accepted gate scores, the highest accepted counts, and
+which cases must pass.
 
 The baseline (``data/baseline.json``) holds, per split, the lowest accepted score per gate, the
 narrative means and the number of cases scored (cases marked ``known_issue`` drop out, so
-marking one shows as a regression), and the highest accepted fabrication and forbidden counts
-(0). ``ratchet_baseline`` only tightens it unless told ``allow_lower``.
+marking one shows as a regression), the highest accepted fabrication and forbidden counts (0),
+and each gated case's pass/fail (``cases``, see ``eval.pins``), so one case starting to fail
+while another starts to pass is a regression although every ratio holds. ``ratchet_baseline``
+only tightens it unless told ``allow_lower``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ragspine.errors import UsageError
+from ragspine.eval.pins import check_pins, lost_cases, pins_of, tightened_pins
 from ragspine.eval.report import EvalRun, GoldenReport
 from ragspine.eval.scoring import GATES
 
 BASELINE_NAME = "baseline.json"
 _MIN_SCORES = "gates"
 _NARRATIVE = "narrative"
-_BASELINE_FIELDS = {_MIN_SCORES, _NARRATIVE, "min_scored_cases", "max_fabrication", "max_forbidden"}
+_CASES = "cases"
+_BASELINE_FIELDS = {
+    _MIN_SCORES,
+    _NARRATIVE,
+    "min_scored_cases",
+    "max_fabrication",
+    "max_forbidden",
+    _CASES,
+}
 _NARRATIVE_FIELDS = {"k", "recall_at_k", "mrr"}
 # Scores are stored floored to 4 decimals, so a stored minimum never exceeds the run it
 # came from; comparisons allow for float noise.
@@ -68,10 +82,18 @@ def _validate_baseline(raw: Any) -> None:
     counts = [raw["min_scored_cases"], raw["max_fabrication"], raw["max_forbidden"], narrative["k"]]
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
         raise ValueError("counts and k must be non-negative integers")
+    check_pins(raw[_CASES])
 
 
-def baseline_of(report: GoldenReport) -> dict[str, Any]:
-    """The baseline this run would set: its own scores and counts."""
+def baseline_of(
+    report: GoldenReport, *, held_out: bool = False, salt: str | None = None
+) -> dict[str, Any]:
+    """The baseline this run would set: its own scores, counts and passing cases (for a
+    held-out split as salted digests, with ``salt`` or a fresh one)."""
+    return {**_scores_of(report), _CASES: pins_of(report, held_out=held_out, salt=salt)}
+
+
+def _scores_of(report: GoldenReport) -> dict[str, Any]:
     overall = report.overall
     return {
         _MIN_SCORES: {name: _floor(overall.gates[name].score) for name in GATES},
@@ -97,7 +119,11 @@ def check_baseline(run: EvalRun, baseline_path: str | Path | None = None) -> lis
                 "(pass --baseline FILE with your own, or --update-baseline to start one)"
             )
             continue
-        problems += [f"{split}: {p}" for p in _regressions(baseline_of(report), base[split])]
+        with _naming(split):
+            lost = lost_cases(report, base[split][_CASES], held_out=split in run.held_out)
+        problems += [
+            f"{split}: {p}" for p in [*_regressions(_scores_of(report), base[split]), *lost]
+        ]
     return problems
 
 
@@ -142,8 +168,17 @@ def ratchet_baseline(
     old = load_baseline(target) if target.exists() else {}
     new = dict(old)
     for split, report in run.reports.items():
-        now = baseline_of(report)
-        new[split] = now if allow_lower or split not in old else _tightened(old[split], now)
+        held_out = split in run.held_out
+        if split not in old:
+            new[split] = baseline_of(report, held_out=held_out)
+            continue
+        pins = old[split][_CASES]
+        if allow_lower:
+            new[split] = baseline_of(report, held_out=held_out, salt=pins.get("salt"))
+        else:
+            with _naming(split):
+                kept = tightened_pins(report, pins, held_out=held_out)
+            new[split] = {**_tightened(old[split], _scores_of(report)), _CASES: kept}
     target.write_text(json.dumps(new, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return new
 
@@ -165,6 +200,15 @@ def _tightened(base: dict[str, Any], now: dict[str, Any]) -> dict[str, Any]:
         "max_fabrication": min(base["max_fabrication"], now["max_fabrication"]),
         "max_forbidden": min(base["max_forbidden"], now["max_forbidden"]),
     }
+
+
+@contextmanager
+def _naming(split: str) -> Iterator[None]:
+    """A pins mismatch as a usage error naming the split."""
+    try:
+        yield
+    except ValueError as exc:
+        raise UsageError(f"baseline split {split!r}: {exc}") from None
 
 
 def _floor(score: float) -> float:

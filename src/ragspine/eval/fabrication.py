@@ -2,22 +2,44 @@
 
 A number may appear in an answer, of any kind, only when it is
 
-- the value of a found fact for slots the question asked (its metrics × entities × periods
-  after assumptions, plus a growth question's base year), or a difference or percentage change
-  computed from two such facts;
-- in the narrative part, written in a passage the sentence cites (any cited passage when the
-  sentence cites none);
-- a value pending review for a found fact's key (a restatement), which the answer discloses
-  with its source;
+- an allowed value, or a difference or percentage change (as rendered, two decimals) of two
+  allowed values, recomputed here — never a sum or any other combination, except in a computed
+  answer (the intent carries an ``analysis``: a ranking, total, exclusion, average, CAGR or
+  span), where the sums and means of the allowed values, a value minus a sum, a compound annual
+  rate between two of them over the years the question spans, and the ranking's positions are
+  recomputed here too (``eval.computed``) — from the allowed values, never from the answer's
+  own arithmetic; and a derived metric's figure (``ratios``: each key's numerator over its
+  denominator, which the caller computes from the values it knows by key). The allowed values
+  are the caller's oracle (``allowed_values``: the eval passes the ground truth's values for
+  the keys the question is about, ``eval.oracle``); without one, the found facts for the
+  slots the question asked (its metrics × entities × periods after assumptions, plus a growth
+  question's base year) — a self-check that trusts the engine's lookups, which the eval never
+  uses;
+- in the narrative part, equal to a number written in a passage the sentence cites (any
+  cited passage when the sentence cites none; a marker no passage has grounds nothing). This
+  check is its own: its own sentence cutting, citation mapping and number reading, not the
+  narrative guard's rule, so a bug in the guard is not shared by the measure of it;
+- a value pending review for a key (a restatement) that the answer discloses with its source:
+  the caller's ``pending_values`` with an oracle, else the result's own;
 - part of a period the question named, the gateway assumed or offered, or the answer reported
   as not found;
-- a citation index ``[n]``, or inside a document name, a locator, a code (``USD_M``) or an echo
-  of the user's own words (an unrecognised parameter, an unknown or competitor name).
+- a citation index ``[n]``, or inside a document name, a locator, a found fact's row label
+  (as the document writes it), a code (``USD_M``), a name
+  the caller says the answer may show (``names``: the profile's entity, metric and channel
+  names, which answers print instead of codes and which may hold digits), a scale
+  written as a power of ten (``×10^2``) or an echo of the user's own words (an unrecognised
+  parameter, an unknown or competitor name, a period expression the calendar has no period
+  for; asking back about one, the month fiscal years end in: ``year_end_month``).
+
+Values are read as answers show them (``profile.display``): in ``US$ 3,480 m`` or
+``3,480 百万美元`` the number is 3480 (thousands separators read, the symbol and the scale word
+are not numbers), in ``63.80%`` it is 63.8.
 
 Anything else is fabricated, and so is every amount of a narrative sentence that states a
-value the fact table holds differently (``agent.consistency``), when the caller passes the
-``facts`` check. The check reads the typed result (tool results, the intent, the
-narrative section and its passages), never the answer's headings, so it needs no knowledge of
+value the truth holds differently: ``contradicting`` (the eval's, judged against the ground
+truth) returns those amounts; ``facts`` asks the fact table (``agent.consistency``). The check
+reads the typed result (the intent, the narrative section and its passages, the sources for
+the names and locators it blanks), never the answer's headings, so it needs no knowledge of
 the wording.
 """
 
@@ -25,12 +47,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from itertools import product
 
 from ragspine.agent.consistency import FactCheck
-from ragspine.agent.narrative import allowed_numbers, cited_sentences
 from ragspine.agent.types import (
     AgentResult,
     ClarifyReason,
@@ -41,15 +63,22 @@ from ragspine.agent.types import (
     Slots,
     UnrecognizedParam,
 )
+from ragspine.agent.unit_request import rescale_factors
+from ragspine.eval.computed import Allowed, computed_values, ratio_values
 from ragspine.profile.glossary import glossary_for
+from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import MAX_RANGE_YEARS, Period, find_periods
-from ragspine.retrieval.passages import numbers_in_text
 from ragspine.storage.facts import DEFAULT_CHANNEL
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CODE = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
 _CITATION = re.compile(r"\[(\d+)\]")
+_POWER_OF_TEN = re.compile(r"×10\^-?\d+")
 _TOLERANCE = 1e-6
+# A sentence ends at a CJK or ASCII terminator, a line break, or a "." before whitespace (not
+# the point of "55.4"); the "[n]" markers written right after its end still belong to it.
+_TERMINATORS = frozenset("。！？!?\n")
+_TRAILING_MARKERS = re.compile(r"(?:[ \t]*\[\d+\])+")
 
 
 @dataclass(frozen=True)
@@ -70,38 +99,77 @@ def asked_slots(intent: ParsedIntent, default_channel: str = DEFAULT_CHANNEL) ->
     periods = intent.periods or ((intent.period,) if intent.period else ())
     channels = intent.channels or (intent.channel or default_channel,)
     asked = {Slots(m, e, p, c) for m, e, p, c in product(metrics, entities, periods, channels)}
-    if intent.growth:
+    if asks_base_year(intent):
         asked |= {Slots(s.metric, s.entity, s.period.previous_year(), s.channel) for s in asked}
+    if intent.analysis is not None:  # a derived metric's operands are shown as its inputs
+        for ratio in intent.analysis.ratios:
+            of = [s for s in asked if s.metric == ratio.code]
+            asked |= {
+                replace(s, metric=m) for s in of for m in (ratio.numerator, ratio.denominator)
+            }
     return asked
+
+
+def asks_base_year(intent: ParsedIntent) -> bool:
+    """Whether the question compares each period asked with the year before: a growth
+    question, unless it is computed over the periods it names (a span, a CAGR), whose inputs are
+    those periods alone; a ranking by growth does need each unit's year before."""
+    if not intent.growth:
+        return False
+    return intent.analysis is None or intent.analysis.by_growth
 
 
 def fabricated_numbers(
     result: AgentResult,
     *,
     allowed_values: Iterable[float] | None = None,
+    pending_values: Iterable[float] | None = None,
     default_channel: str = DEFAULT_CHANNEL,
     facts: FactCheck | None = None,
+    contradicting: Callable[[str], Sequence[str]] | None = None,
+    names: Iterable[str] = (),
+    ratios: Iterable[float] | None = None,
+    year_end_month: int | None = None,
 ) -> list[Fabrication]:
     """Every number in ``result.answer`` that no allowed source accounts for.
 
-    ``allowed_values`` replaces the found facts for the asked slots when the caller knows the
-    right values independently (a test's own facts): then the answer is judged against that
-    oracle, not against what the system returned. ``facts`` also counts the amounts of every
-    narrative sentence that contradicts a stored fact.
+    ``allowed_values`` (with ``pending_values``, the values pending review the answer may
+    disclose) replaces the found facts for the asked slots when the caller knows the right
+    values independently (the ground truth, a test's own facts): then the answer is judged
+    against that oracle, not against what the system returned. ``contradicting`` gives the
+    amounts of a narrative sentence that state a key's value differently from the truth;
+    ``facts`` counts those of every sentence that contradicts a stored fact. ``ratios`` are
+    the derived-metric figures the caller recomputed by key (``computed.ratio_values``); with
+    no ``allowed_values``, those the found facts give. ``year_end_month`` is the profile's: a
+    question about a period the calendar does not have is asked back stating the month fiscal
+    years end in.
     """
     if allowed_values is None:
         allowed_values = _asked_fact_values(result, default_channel)
-    values = _with_arithmetic(list(allowed_values)) + [p.value for p in result.pending]
+        pending_values = [p.value for p in result.pending]
+        ratios = _found_ratios(result, default_channel)
+    # A derived figure beside its inputs: the difference from a stated one is arithmetic too.
+    allowed = [*allowed_values, *(ratios or ())]
+    values = _with_arithmetic(allowed) + [abs(v) for v in pending_values or ()]
+    if result.intent is not None and result.intent.analysis is not None:
+        values += computed_values(allowed, result.intent)
+    # An amount rescaled on request ("in billions"): a found value times a power of ten.
+    values += [v * factor for factor in rescale_factors(result) for v in values]
+    covered = Allowed(values)
     structured, narrative = _split(result)
+    shown_names = tuple(names)
     found = [
         Fabrication(n, "structured")
-        for n in _numbers(_blank_known_text(structured, result))
-        if not _is_value(n, values)
+        for n in _numbers(_blank_known_text(structured, result, shown_names, year_end_month))
+        if not covered.holds(n)
     ]
     if narrative is not None:
         found += [Fabrication(n, "narrative") for n in _ungrounded(narrative, result)]
         if facts is not None:
             found += [Fabrication(n, "narrative") for n in _contradicting(narrative, facts)]
+        if contradicting is not None:
+            for sentence in sentences(narrative.body):
+                found += [Fabrication(n, "narrative") for n in contradicting(sentence)]
     return found
 
 
@@ -110,7 +178,7 @@ def _contradicting(section: NarrativeSection, facts: FactCheck) -> list[str]:
     (the period they name is not one of them)."""
     calendar = glossary_for(facts.profile).calendar
     found: list[str] = []
-    for sentence in cited_sentences(section.body):
+    for sentence in sentences(section.body):
         if facts.contradicts(sentence):
             text = _CITATION.sub(" ", sentence)
             # Right to left, so the spans still to blank keep their offsets.
@@ -120,6 +188,14 @@ def _contradicting(section: NarrativeSection, facts: FactCheck) -> list[str]:
     return found
 
 
+def profile_names(profile: DomainProfile) -> list[str]:
+    """Every name an answer may show for a profile code (``profile.display``)."""
+    pairs = [(e.name_zh, e.name_en) for e in profile.entities]
+    pairs += [(m.name_zh, m.name_en) for m in profile.all_metrics]
+    pairs += [(c.name_zh, c.name_en) for c in profile.channels]
+    return [name for pair in pairs for name in pair if name]
+
+
 def _asked_fact_values(result: AgentResult, default_channel: str) -> list[float]:
     if result.intent is None:
         return []
@@ -127,14 +203,26 @@ def _asked_fact_values(result: AgentResult, default_channel: str) -> list[float]
     return [r.value for r in result.tool_results if isinstance(r, FoundFact) and r.slots in asked]
 
 
+def _found_ratios(result: AgentResult, default_channel: str) -> list[float]:
+    """The derived figures the found facts of the keys asked give (the self-check's)."""
+    if result.intent is None:
+        return []
+    found: dict[Slots, list[float]] = {}
+    for r in result.tool_results:
+        if isinstance(r, FoundFact):
+            found.setdefault(r.slots, []).append(r.value)
+    asked = asked_slots(result.intent, default_channel)
+    return ratio_values(result.intent, asked, lambda slots: found.get(slots, []))
+
+
 def _with_arithmetic(values: list[float]) -> list[float]:
-    """The values, their pairwise differences and percentage changes (as rendered: 1 decimal)."""
+    """The values, their pairwise differences and percentage changes (as rendered: 2 decimals)."""
     allowed = [abs(v) for v in values]
     for a in values:
         for b in values:
             allowed.append(abs(a - b))
             if b:
-                allowed.append(round(abs((a - b) / b * 100), 1))
+                allowed.append(round(abs((a - b) / b * 100), 2))
     return allowed
 
 
@@ -150,30 +238,37 @@ def _split(result: AgentResult) -> tuple[str, NarrativeSection | None]:
     return f"{result.answer[:at]}\n{rest}", section
 
 
-def _blank_known_text(text: str, result: AgentResult) -> str:
+def _blank_known_text(
+    text: str, result: AgentResult, names: tuple[str, ...] = (), year_end_month: int | None = None
+) -> str:
     """Blank everything that may hold digits without stating a value (see the module doc)."""
-    echoes: list[str] = []
+    echoes: list[str] = [n for n in names if any(c.isdigit() for c in n)]
     for source in result.sources:
         echoes += [source.doc, source.locator]
     for pending in result.pending:
         echoes += [pending.doc_id, pending.locator]
     for r in result.tool_results:
         if isinstance(r, FoundFact):
-            echoes += [r.source.doc, r.source.locator]
+            # The row's label is shown as the document writes it, like the locator: its
+            # digits ("2019 restated") name the row, they state no value.
+            echoes += [r.source.doc, r.source.locator, r.row_label or ""]
         elif isinstance(r, UnrecognizedParam):
             echoes.append(r.raw)
     clar = result.clarification
     echoes += clar.narrowing_options
     if clar.reason is ClarifyReason.PERIOD_RANGE:  # the gateway states its own limit
         echoes.append(str(MAX_RANGE_YEARS))
+    if clar.reason is ClarifyReason.UNKNOWN_PERIOD and year_end_month is not None:
+        echoes.append(str(year_end_month))  # ... and the calendar the period is not in
     echoes += [p.label for p in _allowed_periods(result)]
     if result.intent is not None:
         echoes += result.intent.unknown_entities
+        echoes += result.intent.unknown_periods  # a date the calendar has no period for
         if result.intent.external_entity:
             echoes.append(result.intent.external_entity)
     for echo in sorted((e for e in echoes if e), key=len, reverse=True):
         text = text.replace(echo, " ")
-    return _CODE.sub(" ", text)
+    return _CODE.sub(" ", _POWER_OF_TEN.sub(" ", text))
 
 
 def _allowed_periods(result: AgentResult) -> list[Period]:
@@ -198,16 +293,41 @@ def _ungrounded(section: NarrativeSection, result: AgentResult) -> list[str]:
     """Numbers of the narrative that the passages their sentence may draw on do not hold.
 
     The citations are the passages listed as sources, so a sentence citing none may use any
-    of them (the guard's own rule, ``agent.narrative.allowed_numbers``).
+    of them; one citing only markers no passage has may use none.
     """
-    numbers_in = {c.number: numbers_in_text(c.passage) for c in section.citations}
-    pool = set().union(*numbers_in.values())
+    written: dict[int, list[float]] = {}
+    for citation in section.citations:
+        written.setdefault(citation.number, []).extend(_values_in(citation.passage))
+    pool = [v for values in written.values() for v in values]
     bad: list[str] = []
-    for sentence in cited_sentences(section.body):
-        allowed = allowed_numbers(sentence, numbers_in, pool)
+    for sentence in sentences(section.body):
+        marks = [int(n) for n in _CITATION.findall(sentence)]
+        grounds = [v for n in marks for v in written.get(n, ())] if marks else pool
         text = _blank_known_text(_CITATION.sub(" ", sentence), result)
-        bad += [n for n in _numbers(text) if _canonical(n) not in allowed]
+        bad += [n for n in _numbers(text) if not _written(n, grounds)]
     return bad
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into sentences, each with the ``[n]`` markers written right after it."""
+    cut: list[str] = []
+    start = i = 0
+    while i < len(text):
+        ch = text[i]
+        i += 1
+        if ch in _TERMINATORS or (ch == "." and (i == len(text) or text[i].isspace())):
+            markers = _TRAILING_MARKERS.match(text, i)
+            i = markers.end() if markers else i
+            cut.append(text[start:i])
+            start = i
+    cut.append(text[start:])
+    return [s for s in cut if s.strip()]
+
+
+def _values_in(passage: str) -> list[float]:
+    """The numbers a passage writes, as values (full-width digits and separators read)."""
+    read = (_as_float(n) for n in _numbers(unicodedata.normalize("NFKC", passage)))
+    return [v for v in read if v is not None]
 
 
 def _numbers(text: str) -> list[str]:
@@ -218,11 +338,16 @@ def _canonical(number: str) -> str:
     return number.replace(",", "")
 
 
-def _is_value(number: str, values: list[float]) -> bool:
-    try:
-        stated = float(_canonical(number))
-    except ValueError:
-        return False
-    return any(math.isclose(stated, v, rel_tol=0, abs_tol=_TOLERANCE) for v in values) or any(
-        math.isclose(stated, round(v, 1), abs_tol=_TOLERANCE) for v in values
+def _written(number: str, values: list[float]) -> bool:
+    """Whether ``number`` is one of ``values`` exactly (a passage's own figures: no rounding)."""
+    stated = _as_float(number)
+    return stated is not None and any(
+        math.isclose(stated, v, rel_tol=0, abs_tol=_TOLERANCE) for v in values
     )
+
+
+def _as_float(number: str) -> float | None:
+    try:
+        return float(_canonical(number))
+    except ValueError:  # "1.2.3": digits and points, but no number
+        return None

@@ -4,7 +4,7 @@ budget, and how many of each route that budget reached.
 The mock answers both splits in seconds, and its traces say which cases call the model at all.
 A real model gets those cases in ``stratified_order`` — routes taking turns, within a route the
 splits, within a split the leading tags — so whatever prefix a budget leaves is a balanced
-sample of structured, narrative and composite answers from the dev and held-out sets.
+sample of structured, narrative and composite answers from every split.
 ``Coverage`` counts what ran per route and holds the run to a floor, so a budget that admits
 only a handful of cases fails instead of passing on them.
 """

@@ -2,7 +2,8 @@
 
 A gate's score is passed over applicable cases among those not marked ``known_issue``; the
 fabrication and forbidden counters count every case. ``EvalRun`` holds one report per split
-(``dev`` and ``heldout``) and prints them side by side.
+(``dev``, ``regression``, ``heldout``) and prints them side by side; a held-out split shows its
+aggregates only (gates, counts, narrative means) unless case detail is asked for.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 
+from ragspine.eval.cases import HELD_OUT_SPLITS
 from ragspine.eval.scoring import GATES, NARRATIVE_K, CaseScore, Gate, rounded
 
 
@@ -107,6 +109,17 @@ class GoldenReport:
             if not s.passed and (not s.case.known_issue or s.fabricated or s.forbidden_hits)
         )
 
+    def aggregate_dict(self) -> dict[str, Any]:
+        """The summary without a case id, question or answer: what a held-out split shows."""
+        return {
+            "k": self.k,
+            "scored_cases": self.scored_cases,
+            "known_issue_cases": len(self.known_issues),
+            "failing_cases": len(self.failures),
+            "overall": self.overall.to_dict(),
+            "case_detail": "hidden",
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "k": self.k,
@@ -138,26 +151,43 @@ def render_report(report: GoldenReport) -> Group:
 
 @dataclass(frozen=True)
 class EvalRun:
-    """One golden run over one or more splits (``dev``, ``heldout``), each with its report."""
+    """One golden run over one or more splits (``dev``, ``regression``, ``heldout``), each with
+    its report; the splits named in ``held_out`` are shown as aggregates only by default."""
 
     reports: Mapping[str, GoldenReport]
+    held_out: frozenset[str] = HELD_OUT_SPLITS
 
     @property
     def failures(self) -> tuple[CaseScore, ...]:
+        """Failing cases of every split, held-out ones included: for code, never for printing."""
         return tuple(s for report in self.reports.values() for s in report.failures)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {name: report.to_dict() for name, report in self.reports.items()}
+    def hides(self, name: str, *, reveal_held_out: bool = False) -> bool:
+        """Whether split ``name`` is shown without its cases."""
+        return name in self.held_out and not reveal_held_out
 
-    def to_json(self) -> str:
+    def to_dict(self, *, reveal_held_out: bool = False) -> dict[str, Any]:
+        return {
+            name: report.aggregate_dict()
+            if self.hides(name, reveal_held_out=reveal_held_out)
+            else report.to_dict()
+            for name, report in self.reports.items()
+        }
+
+    def to_json(self, *, reveal_held_out: bool = False) -> str:
         """``to_dict`` as indented JSON, CJK kept readable."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+        as_dict = self.to_dict(reveal_held_out=reveal_held_out)
+        return json.dumps(as_dict, ensure_ascii=False, indent=2)
 
 
-def render_run(run: EvalRun) -> Group:
-    """The gates of every split side by side, then per split its tags, failures, known issues."""
-    parts: list[Table] = [_gates_table(run)]
+def render_run(run: EvalRun, *, reveal_held_out: bool = False) -> Group:
+    """The gates of every split side by side, then per split its tags, failures, known issues;
+    a held-out split stops at the gates unless ``reveal_held_out``: even its per-tag table
+    would point at the category to tune for."""
+    parts: list[Table] = [_gates_table(run, reveal_held_out)]
     for name, report in run.reports.items():
+        if run.hides(name, reveal_held_out=reveal_held_out):
+            continue
         parts.append(_tags_table(name, report))
         if report.failures:
             parts.append(_cases_table(f"Failing cases ({name})", report.failures))
@@ -174,10 +204,15 @@ _GATE_LABELS = {
 }
 
 
-def _gates_table(run: EvalRun) -> Table:
+def _gates_table(run: EvalRun, reveal_held_out: bool) -> Table:
     reports = list(run.reports.items())
     caption = " · ".join(
         f"{name}: {r.overall.cases} cases, {r.scored_cases} gated, {len(r.known_issues)} known"
+        + (
+            f", {len(r.failures)} failing (cases not shown)"
+            if run.hides(name, reveal_held_out=reveal_held_out)
+            else ""
+        )
         for name, r in reports
     )
     table = Table(title="Golden eval", caption=caption)

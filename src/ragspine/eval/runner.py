@@ -5,8 +5,7 @@ and provider; ``ask_with`` builds that callable for a workspace folder, opening 
 clearance level the cases need. The folder holds the demo corpus; a case over another corpus
 (``demo.corpora``) is asked in a workspace built for that corpus in a temporary folder the
 first time a case needs it, and kept for the rest of the run. ``ServerAsker`` asks the demo
-corpus's cases over a PostgreSQL schema instead. ``run_splits`` scores the shipped dev and
-held-out splits.
+corpus's cases over a PostgreSQL schema instead. ``run_splits`` scores the shipped splits.
 """
 
 from __future__ import annotations
@@ -17,16 +16,17 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self
 
-from ragspine.agent.consistency import FactCheck
 from ragspine.agent.types import AgentResult
 from ragspine.demo.corpora import Corpus, build_corpus_workspace
 from ragspine.errors import UsageError
 from ragspine.eval.cases import GoldenCase, Split, load_golden
+from ragspine.eval.oracle import Oracle
 from ragspine.eval.report import EvalRun, GoldenReport, build_report
 from ragspine.eval.scoring import NARRATIVE_K, score_case
 from ragspine.facade import RAGSpine, ServerRAGSpine
 from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.loader import load_profile
+from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.facts import DEFAULT_CHANNEL
 from ragspine.workspace import Workspace
@@ -44,18 +44,21 @@ def run_golden_eval(
     """Ask every case (known issues included) and score the answers; see ``scoring``.
 
     ``default_channel`` is the profile's (what a question naming no channel asks for); by
-    default the asker's, when it knows one.
+    default the asker's, when it knows one. Numbers are judged against the ground truth of
+    each case's corpus (``eval.oracle``), read with the asker's profile when it has one.
     """
     if k < 1:
         raise UsageError(f"k must be at least 1, got {k}")
     known = getattr(ask, "default_channel", None)
     channel = default_channel or (known if isinstance(known, str) else DEFAULT_CHANNEL)
-    fact_check = getattr(ask, "fact_check", None)
+    profile = getattr(ask, "profile", None)
+    if not isinstance(profile, DomainProfile):
+        profile = load_profile()
+    oracle = Oracle(profile, channel)
     scores = []
     for case in cases:
         result = ask(case)
-        facts = fact_check(case) if callable(fact_check) else None
-        scores.append(score_case(case, result, k=k, default_channel=channel, facts=facts))
+        scores.append(score_case(case, result, k=k, default_channel=channel, oracle=oracle))
     if not scores:
         raise UsageError("no golden cases to evaluate")
     return build_report(scores, k=k)
@@ -77,18 +80,27 @@ class WorkspaceAsker:
         self._open: dict[tuple[Corpus, Sensitivity], RAGSpine | ServerRAGSpine] = {}
 
     @property
+    def profile(self) -> DomainProfile:
+        """The workspace's profile (its aliases read a narrative sentence's key)."""
+        return Workspace.open(self._workspace).profile()
+
+    @property
     def default_channel(self) -> str:
         """The workspace profile's default channel (what a question naming none asks for)."""
-        return Workspace.open(self._workspace).profile().defaults.channel
+        return self.profile.defaults.channel
 
     def __call__(self, case: GoldenCase) -> AgentResult:
         return self._rag(case).ask(case.question, reference_date=case.reference_date)
 
     def _rag(self, case: GoldenCase) -> RAGSpine | ServerRAGSpine:
-        key = (case.corpus, case.clearance)
+        return self.engine(case.corpus, case.clearance)
+
+    def engine(self, corpus: Corpus, clearance: Sensitivity) -> RAGSpine | ServerRAGSpine:
+        """The engine over ``corpus``'s workspace at ``clearance``, opened on first use."""
+        key = (corpus, clearance)
         rag = self._open.get(key)
         if rag is None:
-            rag = self._open_rag(case.corpus, case.clearance)
+            rag = self._open_rag(corpus, clearance)
             self._open[key] = rag
         return rag
 
@@ -104,14 +116,6 @@ class WorkspaceAsker:
             workspace = build_corpus_workspace(corpus, Path(self._scratch.name) / corpus.value).root
             self._workspaces[corpus] = workspace
         return workspace
-
-    def fact_check(self, case: GoldenCase) -> FactCheck:
-        """The fact table as the case's caller sees it: narrative amounts must agree with it.
-
-        Opens the workspace at the case's clearance if no case at that level was asked yet.
-        """
-        rag = self._rag(case)
-        return FactCheck(rag.store, rag.profile, case.reference_date, case.clearance)
 
     def close(self) -> None:
         for rag in self._open.values():
@@ -157,8 +161,12 @@ class ServerAsker(WorkspaceAsker):
         self._index_dir = index_dir
 
     @property
+    def profile(self) -> DomainProfile:
+        return load_profile()
+
+    @property
     def default_channel(self) -> str:
-        return load_profile().defaults.channel
+        return self.profile.defaults.channel
 
     def _open_rag(self, corpus: Corpus, clearance: Sensitivity) -> RAGSpine | ServerRAGSpine:
         if corpus is not Corpus.DEMO:

@@ -4,9 +4,11 @@ Per case, each gate passes, fails or does not apply (``None``):
 
 - **numeric accuracy** (cases with ``values`` or ``derived``): every expected fact comes back
   as a found tool result for its exact slots with the expected value and unit, and the answer
-  states that value followed by that unit (``2850 USD_M``; thousands separators are ignored);
-  every ``derived`` string (a change or difference computed from the ground truth, e.g.
-  ``+255 USD_M``, ``+8.9%``) appears in the answer.
+  states that value in that unit as a person reads it (``US$ 2,850 m`` or ``2,850 百万美元``
+  for ``2850 USD_M``, read back by ``eval.answer_values``); every ``derived`` string (a change
+  or difference computed from the ground truth, e.g. ``+255 USD_M``, ``+8.9%``) is stated: a
+  signed value in that unit, a signed percentage that rounds to it at its precision (answers
+  print ``+8.94%``), or any other string as written.
 - **citation validity** (cases with ``values``, ``narrative_docs`` or ``cited_docs``): every
   expected (doc, locator) is in ``result.sources``, and so is every ``cited_docs`` document;
   every source the answer lists — expected or not — is named in the answer text, document and
@@ -22,10 +24,13 @@ Per case, each gate passes, fails or does not apply (``None``):
 
 Checks over every case, of every answer kind (a known issue never excuses them):
 
-- **fabrication**: numbers in the answer that nothing accounts for (``eval.fabrication``).
+- **fabrication**: numbers in the answer that the ground truth of the case's corpus does not
+  account for (``eval.oracle``, ``eval.fabrication``).
 - **forbidden**: ``forbidden`` strings (case-insensitive) found in the answer, the sources,
   the tool results or the clarification text — RESTRICTED material shown to an uncleared
   caller, a number planted in the question and echoed back, or one planted in a document.
+  The answer is searched as written and with its values rewritten as cases write them
+  (``3,105`` as ``3105``, ``-US$ 255 m`` as ``-255 USD_M``).
 
 Narrative retrieval: recall@k and MRR (``ragspine.eval.metrics``) over cases with
 ``narrative_docs``, judged per document, on the retriever's order from ``trace["chunk_ids"]``
@@ -42,14 +47,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ragspine.agent.consistency import FactCheck
 from ragspine.agent.narrative import TOP_K
 from ragspine.agent.types import AgentResult, ClarifyMode, FoundFact, ToolResult
 from ragspine.enums import ParseableEnum
+from ragspine.eval.answer_values import legacy_view, stated_values, states_derived
 from ragspine.eval.cases import ExpectedValue, GoldenCase
-from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.eval.metrics import recall_at_k, reciprocal_rank
+from ragspine.eval.oracle import Oracle
 from ragspine.eval.retrieval_eval import Passage
+from ragspine.profile.loader import load_profile
 from ragspine.storage.facts import DEFAULT_CHANNEL
 
 
@@ -78,7 +84,6 @@ _CITED = re.compile(r"([^\[\]\n]+?)\s*\[\d+\]")
 _SENTENCE_END = re.compile(r"(?<=[。！？])|(?<=[.!?])\s+")
 # Shorter pieces (a heading, a label) may repeat legitimately.
 _MIN_QUOTE = 12
-_NUMBER_UNIT = re.compile(r"(?<![\w.])([+-]?\d[\d,]*(?:\.\d+)?)\s*([A-Z][A-Z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -139,12 +144,12 @@ def score_case(
     *,
     k: int = NARRATIVE_K,
     default_channel: str = DEFAULT_CHANNEL,
-    facts: FactCheck | None = None,
+    oracle: Oracle | None = None,
 ) -> CaseScore:
     """Score one answer against its case's expectations (see the module docstring).
 
-    ``facts`` (the workspace's fact table as the case's caller sees it) makes the fabrication
-    count include narrative amounts that contradict a stored fact.
+    ``oracle`` judges the answer's numbers against the ground truth of the case's corpus; by
+    default one over the shipped profile and ``default_channel``.
     """
     failures: list[str] = []
     gates = {
@@ -153,9 +158,8 @@ def score_case(
         GATE_REFUSAL: refusal_appropriateness(case, result, failures),
         GATE_CLARIFICATION: clarification_appropriateness(case, result, failures),
     }
-    fabricated = tuple(
-        str(f) for f in fabricated_numbers(result, default_channel=default_channel, facts=facts)
-    )
+    judge = oracle if oracle is not None else Oracle(load_profile(), default_channel)
+    fabricated = tuple(str(f) for f in judge.fabrications(case, result))
     if fabricated:
         failures.append(f"states untraceable number(s) {', '.join(fabricated)}")
     hits = tuple(forbidden_hits(case, result))
@@ -195,7 +199,7 @@ def numeric_accuracy(case: GoldenCase, result: AgentResult, failures: list[str])
         if not any(math.isclose(v, wanted.value) and u == wanted.unit for v, u in stated):
             failures.append(f"{wanted.key}: answer lacks {_num(wanted.value)} {wanted.unit}")
     for text in expect.derived:
-        if text not in result.answer:
+        if not states_derived(result.answer, text):
             failures.append(f"answer lacks {text!r}")
     for pending in expect.pending:
         disclosed = any(
@@ -294,6 +298,7 @@ def forbidden_hits(case: GoldenCase, result: AgentResult) -> list[str]:
     clar = result.clarification
     parts = [
         result.answer,
+        legacy_view(result.answer),
         clar.question,
         clar.assumption_note,
         json.dumps([s.to_dict() for s in result.sources], ensure_ascii=False),
@@ -332,8 +337,8 @@ def _found_fact(results: Sequence[ToolResult], wanted: ExpectedValue) -> FoundFa
 
 
 def _stated_values(answer: str) -> list[tuple[float, str]]:
-    """Every ``number UNIT`` pair in the answer, separators removed."""
-    return [(float(n.replace(",", "")), unit) for n, unit in _NUMBER_UNIT.findall(answer)]
+    """Every (value, unit code) the answer states (``eval.answer_values``)."""
+    return [(s.value, s.unit) for s in stated_values(answer)]
 
 
 def _named(answer: str, doc: str, locator: str) -> bool:
