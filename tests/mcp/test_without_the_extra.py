@@ -1,0 +1,43 @@
+"""Without the ``mcp`` extra: ``ragspine mcp`` names the extra to install, and the service
+serves ``/v1`` as before with nothing at ``/mcp``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from ragspine.cli import app
+from ragspine.optional import install_hint
+from ragspine.service.api import create_app
+from ragspine.service.settings import ServiceSettings
+from tests.service_workspace import ServiceKeys
+
+
+@pytest.fixture
+def no_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith("mcp.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "mcp", None)
+
+
+@pytest.mark.usefixtures("no_sdk")
+def test_ragspine_mcp_names_the_extra(service_workspace: Path) -> None:
+    result = CliRunner().invoke(app, ["mcp", "--workspace", str(service_workspace)])
+
+    assert result.exit_code == 2
+    assert install_hint("mcp") in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.usefixtures("no_sdk")
+def test_the_service_runs_without_the_extra(
+    service_workspace: Path, service_keys: ServiceKeys
+) -> None:
+    with TestClient(create_app(ServiceSettings(workspace=service_workspace))) as client:
+        headers = {"Authorization": f"Bearer {service_keys.internal}"}
+        assert client.post("/mcp", json={}, headers=headers).status_code == 404
+        assert client.get("/v1/facts", headers=headers).status_code == 200
