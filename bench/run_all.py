@@ -8,10 +8,14 @@ A benchmark module is any ``bench_*.py`` file in this folder that defines
 ``run(*, quick=False, iterations=None, warmup=None) -> dict``. The dict holds the module's full
 measurements plus ``rows``: ``{"metric", "value", "unit", "target", "status"}`` entries that make
 up the summary table. ``status`` is ``"PASS"``/``"MISS"`` against a speed target, or ``None``
-when the number is informational. A MISS never makes the run fail: speed targets live here, are
-reported, and are never asserted by unit tests. Each row shows beside its value the same figure
-from the previous saved full run (``bench/results/latest.json``), or, when there is none, from
-the committed ``bench/reference.json``.
+when the number is informational. Speed targets live here and are never asserted by unit tests.
+
+A full run exits 1 when a target is still missed after its re-measurements (``RETRIES``: a
+benchmark with a MISS runs again, and the attempt with the fewest misses is kept whole);
+``--report-only`` prints and saves the figures and exits 0 whatever they are, and a ``--quick``
+run never fails (too few iterations for its figures to mean anything). Each row shows beside
+its value the same figure from the previous saved full run (``bench/results/latest.json``), or,
+when there is none, from the committed ``bench/reference.json``.
 """
 
 from __future__ import annotations
@@ -119,21 +123,40 @@ def _package_version(name: str) -> str | None:
 # --------------------------------------------------------------------------- running
 
 
+# A shared 2-core VM can run Python at half speed for minutes at a time (see ``cpu_probe``), so
+# one slow phase must not fail a build: a benchmark that misses a target runs again, up to
+# RETRIES more times, and the attempt with the fewest misses is kept (the earliest on a tie).
+# It is kept whole rather than row by row, so every figure of a benchmark comes from one
+# measurement. A target still missed after that is a miss.
+RETRIES = 2
+
+
+def misses(result: Mapping[str, Any]) -> int:
+    """How many of a benchmark's rows missed their target."""
+    return sum(1 for row in result["rows"] if row.get("status") == "MISS")
+
+
 def run_benchmarks(
-    names: Sequence[str], *, quick: bool = False, console: Console | None = None
+    names: Sequence[str],
+    *,
+    quick: bool = False,
+    console: Console | None = None,
+    retries: int = RETRIES,
 ) -> dict[str, Any]:
-    """Run the named benchmarks and return the full report (what ``latest.json`` holds)."""
+    """Run the named benchmarks and return the full report (what ``latest.json`` holds).
+
+    A quick run is never repeated: its PASS/MISS is indicative only."""
     started = time.perf_counter()
     benchmarks: dict[str, BenchResult] = {}
     for name in names:
-        if console is not None:
-            console.print(f"[dim]running {name}…[/dim]")
-        before = cpu_probe()
-        t0 = time.perf_counter()
-        result = load(name)(quick=quick)
-        result["duration_s"] = round(time.perf_counter() - t0, 3)
-        result["cpu_probe_us"] = {"before": before, "after": cpu_probe()}
-        benchmarks[name] = result
+
+        def measure(attempt: int, name: str = name) -> BenchResult:
+            if console is not None:
+                again = f" again ({attempt} of {retries + 1})" if attempt > 1 else ""
+                console.print(f"[dim]running {name}{again}…[/dim]")
+            return _measure(name, quick)
+
+        benchmarks[name] = best_of(measure, retries=0 if quick else retries)
     return {
         "schema_version": SCHEMA_VERSION,
         "quick": quick,
@@ -146,6 +169,28 @@ def run_benchmarks(
             for row in result["rows"]
         ],
     }
+
+
+def best_of(measure: Callable[[int], BenchResult], *, retries: int) -> BenchResult:
+    """``measure(1)``, then ``measure(2)``… while the last attempt missed a target, at most
+    ``retries`` more times; the attempt with the fewest misses (the earliest on a tie), with
+    ``attempts`` and ``misses_per_attempt`` added."""
+    attempts = [measure(1)]
+    while misses(attempts[-1]) and len(attempts) <= retries:
+        attempts.append(measure(len(attempts) + 1))
+    result = min(attempts, key=misses)
+    result["attempts"] = len(attempts)
+    result["misses_per_attempt"] = [misses(a) for a in attempts]
+    return result
+
+
+def _measure(name: str, quick: bool) -> BenchResult:
+    before = cpu_probe()
+    t0 = time.perf_counter()
+    result = load(name)(quick=quick)
+    result["duration_s"] = round(time.perf_counter() - t0, 3)
+    result["cpu_probe_us"] = {"before": before, "after": cpu_probe()}
+    return result
 
 
 # How much a benchmark's before and after probes may differ before the run is called unsteady.
@@ -270,12 +315,27 @@ def print_report(report: Mapping[str, Any], console: Console) -> None:
             "rerun it when the machine is quiet[/yellow]",
             soft_wrap=True,
         )
+    for name, result in report["benchmarks"].items():
+        if result.get("attempts", 1) > 1:
+            console.print(
+                f"[dim]{name}: measured {result['attempts']} times, a miss measured again "
+                f"(misses per attempt {result['misses_per_attempt']}); the attempt with the "
+                "fewest is shown[/dim]",
+                soft_wrap=True,
+            )
     if report.get("quick"):
         console.print(
             "[yellow]quick run: too few iterations for meaningful numbers; "
             "PASS/MISS is indicative only[/yellow]",
             soft_wrap=True,
         )
+
+
+def missed(report: Mapping[str, Any]) -> list[str]:
+    """``benchmark: metric`` of every row that missed its target."""
+    return [
+        f"{r['benchmark']}: {r['metric']}" for r in report["summary"] if r.get("status") == "MISS"
+    ]
 
 
 # --------------------------------------------------------------------------- entry points
@@ -297,7 +357,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"where to write the JSON report (default: {DEFAULT_OUTPUT.relative_to(ROOT)})",
     )
     parser.add_argument("--no-save", action="store_true", help="do not write the JSON report")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="exit 0 even when a target is missed (the figures are printed and saved alike)",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=RETRIES,
+        metavar="N",
+        help=f"re-measure a benchmark that misses a target up to N times (default {RETRIES})",
+    )
     args = parser.parse_args(argv)
+    if args.retries < 0:
+        parser.error("--retries must be 0 or more")
 
     available = discover()
     names = [n.removeprefix("bench_") for n in args.only] if args.only else available
@@ -307,13 +381,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     console = Console()
     previous = previous_figures(args.output)
-    report = run_benchmarks(names, quick=args.quick, console=console)
+    report = run_benchmarks(names, quick=args.quick, console=console, retries=args.retries)
     report["summary"] = with_previous(report["summary"], previous)
     print_report(report, console)
     if not args.no_save:
         write_report(report, args.output)
         console.print(f"[dim]wrote {args.output}[/dim]")
-    return 0
+    failed = missed(report)
+    if failed and not report["quick"]:
+        verdict = "reported only" if args.report_only else "the run fails"
+        console.print(
+            f"[bold red]target missed after up to {args.retries} re-measurement(s): "
+            f"{'; '.join(failed)} ({verdict})[/bold red]",
+            soft_wrap=True,
+        )
+    return exit_code(report, report_only=args.report_only)
+
+
+def exit_code(report: Mapping[str, Any], *, report_only: bool = False) -> int:
+    """1 when a full run missed a target and the run is not ``report_only``; else 0."""
+    return int(bool(missed(report)) and not report["quick"] and not report_only)
 
 
 def standalone(

@@ -7,7 +7,6 @@ process's size. ``VmHWM`` in ``/proc/self/status`` belongs to the address space 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 ENV_NAME = "RAGSPINE_PEAK_RSS_FILE"
@@ -35,4 +34,6 @@ def read_peak_bytes(path: Path) -> int:
 
 
 def peak_env(path: Path) -> dict[str, str]:
-    return {**os.environ, ENV_NAME: str(path)}
+    """The variable that makes a child record its peak RSS in ``path`` (merge it into the
+    child's environment)."""
+    return {ENV_NAME: str(path)}

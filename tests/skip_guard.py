@@ -7,12 +7,13 @@ that was meant to run, so the run must fail and name it. Loaded by ``tests/conft
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import pytest
 
 CI_VARIABLE = "CI"
+_MARKERS = "skip-guard-markers"  # the user property a skipped report carries its markers in
 _CI_ON = frozenset({"true", "1"})
 
 
@@ -74,6 +75,18 @@ class SkipGuard:
         for item in items:
             self._markers[item.nodeid] = frozenset(m.name for m in item.iter_markers())
 
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Iterator[None]:
+        # Under pytest-xdist the reports reach the controlling process, which collected
+        # nothing: a skipped report carries its test's marker names with it.
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        if report.skipped:
+            names = ",".join(sorted(m.name for m in item.iter_markers()))
+            report.user_properties.append((_MARKERS, names))
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # A module-level skip (importorskip at import time) skips a whole file at collection.
         if report.skipped:
@@ -81,10 +94,13 @@ class SkipGuard:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.skipped and not hasattr(report, "wasxfail"):
-            self._record(report.nodeid, _reason(report))
+            carried = dict(report.user_properties).get(_MARKERS)
+            markers = frozenset(str(carried).split(",")) if carried is not None else None
+            self._record(report.nodeid, _reason(report), markers)
 
-    def _record(self, nodeid: str, reason: str) -> None:
-        markers = self._markers.get(nodeid, frozenset())
+    def _record(self, nodeid: str, reason: str, markers: frozenset[str] | None = None) -> None:
+        if markers is None:
+            markers = self._markers.get(nodeid, frozenset())
         if not any(allowed.matches(nodeid, markers, reason) for allowed in self._allowed):
             self.unexpected[nodeid] = reason
 

@@ -15,11 +15,11 @@ from tests.agent.fake_llm_server import FakeLLMServer, Reply
 
 FOUND_Q = "中国内地FY2024的REVENUE是多少"
 FOUND_LINE = (
-    "ACME_CN FY2024 REVENUE：1320 USD_M（来源：ACME_FY2024_Review.pptx · "
+    "中国内地 FY2024 收入：1,320 百万美元（来源：ACME_FY2024_Review.pptx · "
     "slide=2,table=1,row=REVENUE,col=FY2024）"
 )
 NOT_FOUND_Q = "中国内地FY2025的REVENUE是多少"
-NOT_FOUND_LINE = "查不到：REVENUE / ACME_CN / FY2025（渠道 TOTAL）未在事实表中找到。"
+NOT_FOUND_LINE = "查不到：收入 / 中国内地 / FY2025（渠道 合计）未在事实表中找到。"
 
 # Wide enough that Rich never wraps an answer line inside a quickstart panel.
 runner = CliRunner(env={"COLUMNS": "250"})
@@ -49,8 +49,8 @@ def test_quickstart_shows_every_kind_of_answer() -> None:
     assert "【假设】未指定期间，按最近完整财年 FY2025 回答" in out
     assert "请问您想查询哪个指标？" in out
     assert "抱歉，本系统不提供关于「竞安保险」的任何信息" in out
-    assert "ACME_HK FY2025 REVENUE: 2710 USD_M (source: ACME_FY2025_Results.xlsx" in out
-    assert "变化（FY2025 较 FY2024）：+230 USD_M（+9.3%）" in out
+    assert "Hong Kong FY2025 Revenue: US$ 2,710 m (source: ACME_FY2025_Results.xlsx" in out
+    assert "变化（FY2025 较 FY2024）：+230 百万美元（+9.27%）" in out
     for kind in ("found", "not_found", "clarify", "refused"):
         assert f"answer_kind: {kind}" in out
 
@@ -144,8 +144,8 @@ def test_ask_clearance_controls_restricted_facts(workspace: Path) -> None:
     default = runner.invoke(app, args)
     cleared = runner.invoke(app, [*args, "--clearance", "restricted"])
 
-    assert default.stdout.startswith("查不到：OPERATING_PROFIT / ACME_GROUP / 2026H1")
-    assert cleared.stdout.startswith("ACME_GROUP 2026H1 OPERATING_PROFIT：571 USD_M")
+    assert default.stdout.startswith("查不到：营运利润 / 集团 / 2026H1")
+    assert cleared.stdout.startswith("集团 2026H1 营运利润：571 百万美元")
 
 
 def test_ask_on_a_missing_workspace_exits_2_and_creates_nothing(tmp_path: Path) -> None:
@@ -266,7 +266,7 @@ def test_openai_compatible_provider_cannot_change_the_number(
 
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == FOUND_LINE
-    assert "9999" not in result.stdout
+    assert "9999" not in result.stdout and "9,999" not in result.stdout
     assert len(server.requests) == 2
 
 

@@ -323,7 +323,7 @@ def test_approving_a_correction_makes_ask_answer_with_it(workspace: Path) -> Non
     answer = invoke(*ask)
     assert answer.exit_code == 0, answer.output
     first = answer.stdout.splitlines()[0]
-    assert ": 1299 USD_M (source: " in first
+    assert ": US$ 1,299 m (source: " in first
     assert f"{item.doc_id} · {item.locator}" in first
     shown = invoke("review", "show", str(item.item_id), "--workspace", str(workspace)).stdout
     assert "approved: value 1299 USD_M (corrected from 1300.0)" in shown
@@ -351,6 +351,7 @@ def test_an_item_without_a_fact_cannot_be_approved(workspace: Path) -> None:
     assert result.stderr.startswith(
         f"error: review item {item_id} (unmapped_label) has no fact to approve"
     )
+    assert f"ragspine review map {item_id} --metric CODE" in result.stderr
     assert next(i for i in review_items(workspace) if i.item_id == item_id).state == "open"
 
 

@@ -53,7 +53,7 @@ def test_reference_date_sets_the_assumed_year(workspace: Path) -> None:
         result = rag.ask("香港的收入是多少", reference_date=date(2025, 11, 26))
 
     assert result.clarification.assumed_slots == {"period": "FY2024"}
-    assert "ACME_HK FY2024 REVENUE：2480 USD_M" in result.answer
+    assert "香港 FY2024 收入：2,480 百万美元" in result.answer
 
 
 def test_clearance_is_applied_to_every_question(workspace: Path) -> None:
@@ -88,7 +88,7 @@ def test_workspace_profile_replaces_the_example(workspace: Path) -> None:
     with RAGSpine.open(workspace) as rag:
         result = rag.ask("明珠FY2025的收入是多少")
 
-    assert result.answer.startswith("ACME_HK FY2025 REVENUE：2710 USD_M")
+    assert result.answer.startswith("香港 FY2025 收入：2,710 百万美元")
 
 
 def test_malformed_workspace_profile_fails_at_open(workspace: Path) -> None:

@@ -23,6 +23,11 @@ class StoreError(RagSpineError):
     """A fact store could not be opened or written."""
 
 
+class UnavailableError(StoreError):
+    """Something the request needs (the ingestion queue) does not answer now; nothing was
+    done, and the same request may succeed later. Its message is written for the caller."""
+
+
 class SchemaVersionError(StoreError):
     """A database's schema is at another version than this ragspine's (upgrade one of them)."""
 
@@ -57,6 +62,7 @@ class ErrorMapping:
 ERROR_MAP: dict[type[RagSpineError], ErrorMapping] = {
     ProfileError: ErrorMapping(exit_code=2, http_status=500, type="profile_error"),
     StoreError: ErrorMapping(exit_code=1, http_status=503, type="store_error"),
+    UnavailableError: ErrorMapping(exit_code=1, http_status=503, type="unavailable"),
     WorkspaceNotFoundError: ErrorMapping(exit_code=2, http_status=404, type="not_found"),
     IngestError: ErrorMapping(exit_code=1, http_status=422, type="ingest_error"),
     ProviderError: ErrorMapping(exit_code=1, http_status=502, type="provider_error"),

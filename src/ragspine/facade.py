@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tempfile
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from types import TracebackType
@@ -113,9 +113,12 @@ class _Engine(ABC):
         self._trace_sink = trace_sink
         self._cleanup = cleanup
 
-    def ingest(self, *paths: str | Path, dry_run: bool = False) -> IngestReport:
+    def ingest(
+        self, *paths: str | Path, dry_run: bool = False, include_hidden: bool = False
+    ) -> IngestReport:
         """Ingest files or folders (unchanged files are skipped); the search index is up to
-        date when it returns.
+        date when it returns. Hidden sheets, rows, columns, slides and text are skipped and
+        counted (``FileResult.hidden``) unless ``include_hidden``.
 
         Into a workspace it holds the write lock (waiting for another writer to finish), as
         ``ragspine ingest`` does. Into PostgreSQL each document is one transaction and this
@@ -126,23 +129,31 @@ class _Engine(ABC):
             raise UsageError(f"{self.describe()} was opened read-only")
         sources = [Path(p) for p in paths]
         if dry_run:
-            return self._dry_run(sources)
-        return self._write(sources)
+            return self._dry_run(sources, include_hidden)
+        return self._write(sources, include_hidden)
 
     @abstractmethod
     def describe(self) -> str:
         """What this answers over, for messages."""
 
-    def _dry_run(self, sources: list[Path]) -> IngestReport:
+    def _dry_run(self, sources: list[Path], include_hidden: bool) -> IngestReport:
         raise UsageError(f"a dry run needs a workspace; {self.describe()} has no scratch copy")
 
     @abstractmethod
-    def _write(self, sources: list[Path]) -> IngestReport: ...
+    def _write(self, sources: list[Path], include_hidden: bool) -> IngestReport: ...
 
     def ask(
-        self, question: str, *, reference_date: date | None = None, request_id: str | None = None
+        self,
+        question: str,
+        *,
+        reference_date: date | None = None,
+        request_id: str | None = None,
+        previous: Sequence[str] = (),
     ) -> AgentResult:
         """Answer one question; its privacy-aware trace is appended to the trace file.
+
+        ``previous`` are the conversation's earlier user questions, oldest first: a follow-up
+        ("and in FY2023?") takes the slots it leaves out from them, and the answer says so.
 
         ``request_id`` names the request in the trace (the HTTP service passes its own, so the
         response, the trace and the access log agree); a fresh one is made when it is omitted.
@@ -157,6 +168,7 @@ class _Engine(ABC):
             clearance=self.clearance,
             trace_sink=self._trace_sink,
             request_id=request_id,
+            previous=previous,
         )
 
     def close(self) -> None:
@@ -194,14 +206,16 @@ class RAGSpine(_Engine):
     def describe(self) -> str:
         return f"workspace {self.workspace.root}"
 
-    def _dry_run(self, sources: list[Path]) -> IngestReport:
-        return ingest(sources, self.store, self.profile, dry_run=True)
+    def _dry_run(self, sources: list[Path], include_hidden: bool) -> IngestReport:
+        return ingest(
+            sources, self.store, self.profile, dry_run=True, include_hidden=include_hidden
+        )
 
-    def _write(self, sources: list[Path]) -> IngestReport:
+    def _write(self, sources: list[Path], include_hidden: bool) -> IngestReport:
         from ragspine.retrieval.refresh import refresh_indexes
 
         with self.workspace.write_lock():
-            report = ingest(sources, self.store, self.profile)
+            report = ingest(sources, self.store, self.profile, include_hidden=include_hidden)
             refresh_indexes(self.workspace, self.store)
         self.retriever.reset()
         return report
@@ -278,8 +292,8 @@ class ServerRAGSpine(_Engine):
     def describe(self) -> str:
         return f"PostgreSQL database {self.store.describe()}"
 
-    def _write(self, sources: list[Path]) -> IngestReport:
-        report = ingest(sources, self.store, self.profile)
+    def _write(self, sources: list[Path], include_hidden: bool) -> IngestReport:
+        report = ingest(sources, self.store, self.profile, include_hidden=include_hidden)
         self.follower.catch_up()
         return report
 

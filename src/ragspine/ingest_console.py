@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from ragspine.demo.tour import DemoRun
+from ragspine.agent.types import AgentResult
+from ragspine.demo.tour import DemoQuestion
+from ragspine.ingestion.model import hidden_note
 from ragspine.ingestion.pipeline import (
     FileResult,
     IngestReport,
@@ -53,6 +55,7 @@ def ingest_with_progress(
     *,
     console: Console,
     prune: bool = False,
+    include_hidden: bool = False,
 ) -> IngestReport:
     """Ingest ``files``, already discovered under ``paths``, with a progress bar."""
     with _progress(console, len(files)) as progress:
@@ -61,7 +64,15 @@ def ingest_with_progress(
         def advance(result: FileResult) -> None:
             progress.update(task, advance=1, description=plain(result.doc_id))
 
-        return ingest(paths, store, profile, files=files, on_file=advance, prune=prune)
+        return ingest(
+            paths,
+            store,
+            profile,
+            files=files,
+            on_file=advance,
+            prune=prune,
+            include_hidden=include_hidden,
+        )
 
 
 def print_report(report: IngestReport, console: Console, *, target: str = "") -> None:
@@ -100,6 +111,10 @@ def print_report(report: IngestReport, console: Console, *, target: str = "") ->
     for result in report.warned:
         for warning in result.warnings:
             console.print(plain_text(f"warning {result.doc_id}: {warning}"), soft_wrap=True)
+    for result in report.results:
+        if skipped := hidden_note(_kind(result.doc_id), result.hidden):
+            said = f"{result.doc_id}: {skipped} (`ragspine ingest --include-hidden` reads them)"
+            console.print(plain_text(said), soft_wrap=True)
     for change in folder_changes(report, target):
         console.print(plain_text(change), soft_wrap=True)
 
@@ -128,13 +143,21 @@ def folder_changes(report: IngestReport, target: str = "") -> list[str]:
     return lines
 
 
+def _kind(doc_id: str) -> str:
+    return PurePosixPath(doc_id).suffix.lower().lstrip(".")
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def demo_table(run: DemoRun, reference_date: date) -> Table:
+def demo_table(
+    answers: Sequence[tuple[DemoQuestion, AgentResult]], reference_date: date, company: str
+) -> Table:
     table = Table(
-        title=f"Scripted questions (offline mock model, reference date {reference_date})",
+        title=(
+            f"{company}: scripted questions (offline mock model, reference date {reference_date})"
+        ),
         show_header=True,
         header_style="bold",
         show_lines=True,
@@ -145,7 +168,7 @@ def demo_table(run: DemoRun, reference_date: date) -> Table:
     table.add_column("kind", no_wrap=True)
     table.add_column("question", overflow="fold", ratio=2)
     table.add_column("answer (each number cites document · locator)", overflow="fold", ratio=5)
-    for number, (question, result) in enumerate(run.answers, start=1):
+    for number, (question, result) in enumerate(answers, start=1):
         table.add_row(
             str(number), question.kind, plain_text(question.question), plain_text(result.answer)
         )
@@ -172,7 +195,7 @@ def print_documents(documents: Sequence[DocumentSummary], console: Console) -> N
     table = Table(show_header=True, header_style="bold")
     table.add_column("document", overflow="fold")
     table.add_column("type")
-    for name in ("facts", "chunks", "open review"):
+    for name in ("facts", "chunks", "open review", "hidden"):
         table.add_column(name, justify="right")
     table.add_column("ingested at", no_wrap=True)
     table.add_column("sensitivity")
@@ -183,10 +206,14 @@ def print_documents(documents: Sequence[DocumentSummary], console: Console) -> N
             str(d.facts),
             str(d.chunks),
             str(d.open_review),
+            str(d.hidden),
             d.ingested_at,
             d.sensitivity,
         )
     console.print(table)
+    for d in documents:
+        if skipped := hidden_note(d.kind, d.hidden):
+            console.print(plain_text(f"{d.doc_id}: {skipped}"), soft_wrap=True)
 
 
 def _proposed(item: ReviewItem) -> str:

@@ -40,7 +40,7 @@ ENV = {
 runner = CliRunner()
 
 REVENUE = "香港FY2025的REVENUE是多少"
-REVENUE_ANSWER = "3105 USD_M"
+REVENUE_ANSWER = "3,105 百万美元"
 WHY = "为什么香港收入增长"
 WHY_SOURCE = ("decks/ACME_FY2025_Review.pptx", "slide=3,")
 ASKERS = 16

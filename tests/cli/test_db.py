@@ -46,6 +46,34 @@ def test_the_url_may_come_from_the_environment(postgres_url: str, postgres_schem
     )
     assert result.exit_code == 0, result.stderr
     assert "(upgraded from 0)" in result.stdout
+    assert "[$RAGSPINE_DATABASE_URL]" in result.stderr
+
+
+def test_the_schema_may_come_from_the_environment_and_a_flag_wins(
+    postgres_url: str, postgres_schema: str
+) -> None:
+    env = {"RAGSPINE_DATABASE_URL": postgres_url, "RAGSPINE_DATABASE_SCHEMA": postgres_schema}
+    result = runner.invoke(app, ["db", "upgrade"], env=env)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"{postgres_url} (schema {postgres_schema}): schema version {_latest()} (upgraded from 0)"
+    )
+    assert result.stderr == (
+        f"ragspine: using PostgreSQL {postgres_url} [$RAGSPINE_DATABASE_URL], "
+        f"schema {postgres_schema} [$RAGSPINE_DATABASE_SCHEMA]\n"
+    )
+    # A flag wins over its variable: this names a schema that is not there (nothing is made).
+    wrong = runner.invoke(app, ["jobs", "list", "--schema", f"{postgres_schema}_x"], env=env)
+    assert wrong.exit_code != 0 and f"schema {postgres_schema}_x [flag]" in wrong.stderr
+    listed = runner.invoke(app, ["jobs", "list", "--json"], env=env)
+    assert listed.exit_code == 0, listed.stderr
+    assert listed.stdout.strip() == "[]"
+
+
+def _latest() -> int:
+    from ragspine.storage.postgres import LATEST_VERSION
+
+    return LATEST_VERSION
 
 
 def test_a_workspace_path_is_a_usage_error() -> None:
@@ -61,11 +89,16 @@ def test_an_unreachable_server_fails_in_one_line_without_the_password() -> None:
     url = "postgresql://someone:s3cret@127.0.0.1:1/test"
     result = runner.invoke(app, ["db", "upgrade", "--database-url", url])
     assert result.exit_code == 1
-    assert result.stderr.startswith(
+    announced, error = result.stderr.splitlines()
+    assert announced == (
+        "ragspine: using PostgreSQL postgresql://someone:***@127.0.0.1:1/test [flag], "
+        "schema ragspine [default]"
+    )
+    assert error.startswith(
         "error: cannot open PostgreSQL database postgresql://someone:***@127.0.0.1:1/test "
         "(schema ragspine): "
     )
-    assert len(result.stderr.splitlines()) == 1 and "s3cret" not in result.stderr
+    assert "s3cret" not in result.stderr
 
 
 def test_a_bad_schema_name_is_refused(postgres_url: str) -> None:

@@ -287,7 +287,7 @@ def test_a_renamed_and_edited_file_is_no_conflict_with_its_old_name_once_pruned(
     assert f"pruned 1 document no longer in {src}: hk.xlsx" in output
     assert "conflict" not in {r for _, _, _, r, _ in review(ws)}
     answer = ask(ws, HK_REVENUE_2025)
-    assert "2750" in str(answer["answer"])
+    assert "US$ 2,750 m" in str(answer["answer"])
     assert cited_docs(answer) == {"hk_v2.xlsx"}
 
 
@@ -318,7 +318,7 @@ def test_decisions_on_unchanged_items_survive_an_edit(src: Path, ws: Path) -> No
     assert (state, new_id != op_2024) == ("open", True)
     assert ask(ws, HK_OP_2024)["answer_kind"] == "not_found"
     assert "320" in str(ask(ws, HK_OP_2025)["answer"])
-    assert "2750" in str(ask(ws, HK_REVENUE_2025)["answer"])
+    assert "US$ 2,750 m" in str(ask(ws, HK_REVENUE_2025)["answer"])
     trail = invoke("review", "show", str(label), "--workspace", str(ws)).output
     assert "rejected: not a group metric" in trail
     assert "rejected (carried over): unchanged in hk.xlsx" in trail

@@ -27,10 +27,11 @@ from hypothesis import strategies as st
 
 from ragspine.agent.parse import parse_intent
 from ragspine.errors import IngestError, RagSpineError
+from ragspine.ingestion.file_metadata import METADATA_SUFFIX, read_metadata
 from ragspine.ingestion.labels import read_label
-from ragspine.ingestion.numbers import find_unit, is_empty, parse_number
-from ragspine.ingestion.pipeline import METADATA_SUFFIX, _metadata
+from ragspine.ingestion.numbers import is_empty, parse_number
 from ragspine.ingestion.readers.number_format import render_number
+from ragspine.ingestion.unit_markers import read_units
 from ragspine.profile.glossary import Glossary, glossary_for
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
@@ -109,7 +110,8 @@ def test_a_parsed_number_is_finite(text: str) -> None:
 @BUDGET
 @given(report_text)
 def test_units_and_empty_markers_read_any_text(text: str) -> None:
-    _own_errors_only(find_unit, text)
+    _own_errors_only(read_units, text, None, prose=True)
+    _own_errors_only(read_units, text, None, prose=False)
     _own_errors_only(is_empty, text)
 
 
@@ -186,7 +188,7 @@ def test_any_sidecar_reads_or_fails_with_an_ingest_error(sidecar_dir: Path, data
     document = sidecar_dir / "report.md"
     document.write_text("# Notes\n", encoding="utf-8")
     (sidecar_dir / f"report.md{METADATA_SUFFIX}").write_bytes(data)
-    metadata = _own_errors_only(_metadata, document)
+    metadata = _own_errors_only(read_metadata, document)
     assert metadata is None or isinstance(metadata, dict)
 
 
@@ -236,4 +238,4 @@ def test_a_sidecar_of_100k_nested_arrays_fails_with_an_ingest_error(sidecar_dir:
     document.write_text("# Notes\n", encoding="utf-8")
     (sidecar_dir / f"deep.md{METADATA_SUFFIX}").write_text("[" * 100_000 + "]" * 100_000)
     with pytest.raises(IngestError, match=re.escape("deep.md.meta.json")):
-        _metadata(document)
+        read_metadata(document)

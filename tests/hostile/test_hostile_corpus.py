@@ -65,6 +65,7 @@ def run_cli(*args: str | Path) -> CliRun:
     with tempfile.TemporaryDirectory() as scratch:
         peak_file = Path(scratch) / "peak"
         env = {
+            **os.environ,
             **peak_env(peak_file),
             "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
             "COLUMNS": "200",

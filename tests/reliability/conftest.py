@@ -1,5 +1,6 @@
 """The reliability campaign at service scale (docs/reliability.md): crash trials, concurrency,
-leak probes, hostile clients, reader fuzzing and the soak.
+leak probes, hostile clients, reader fuzzing, the soak and the faults of a deployment
+(``test_faults.py``, on PostgreSQL and Redis servers of its own).
 
 Every module here sets ``pytestmark = pytest.mark.reliability``. ``make test`` deselects the
 marker (``addopts`` in pyproject.toml) to stay within its time budget; ``make reliability`` runs

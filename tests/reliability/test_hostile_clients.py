@@ -32,14 +32,12 @@ import pytest
 
 from tests.reliability.conftest import long_budget
 from tests.scaleout.processes import free_port
-from tests.service import conftest as service_fixtures
-from tests.service.conftest import ServiceKeys
+from tests.service_workspace import ServiceKeys
 
 pytestmark = pytest.mark.reliability
 
-# The service tests' session workspace (the demo plus a RESTRICTED board note) and real keys.
-service_workspace = service_fixtures.service_workspace
-service_keys = service_fixtures.service_keys
+# The service tests' session workspace (the demo plus a RESTRICTED board note) and real keys
+# come from tests/service_workspace.py, a plugin of tests/conftest.py.
 
 MAX_PENDING = 8
 # Connection deadlines shorter than the defaults (20 s), so the slow clients are cut within the

@@ -34,6 +34,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx import Response
 
+from ragspine.profile.display import plain_number
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.api import create_app
@@ -42,15 +43,13 @@ from ragspine.service.settings import ServiceSettings
 from ragspine.storage.facts import ReviewStatus
 from ragspine.workspace import Workspace
 from tests.reliability.conftest import long_budget
-from tests.service import conftest as service_fixtures
-from tests.service.conftest import ServiceKeys
 from tests.service.test_api import REF, wait_for
+from tests.service_workspace import ServiceKeys
 
 pytestmark = pytest.mark.reliability
 
-# The service tests' session workspace (the demo plus a RESTRICTED board note) and real keys.
-service_workspace = service_fixtures.service_workspace
-service_keys = service_fixtures.service_keys
+# The service tests' session workspace (the demo plus a RESTRICTED board note) and real keys
+# come from tests/service_workspace.py, a plugin of tests/conftest.py.
 
 # Phrases of the RESTRICTED documents (the demo's board minutes, the service tests' board
 # note); the `canaries` fixture checks each occurs in RESTRICTED text and nowhere lower.
@@ -68,9 +67,9 @@ QUESTIONS = (
     ("Tell me about project 北极星", "北极星"),
     ("总结董事会会议纪要", "北极星"),
     ("董事会决议宣派了什么股息", "0.38"),
-    ("集团FY2025新业务价值是多少", "2165"),
-    ("What was group NBV in FY2025?", "2165"),
-    ("What was group NBV in FY2024?", "1933"),
+    ("集团FY2025新业务价值是多少", "2,165"),  # as an answer displays it
+    ("What was group NBV in FY2025?", "2,165"),
+    ("What was group NBV in FY2024?", "1,933"),
     ("Summarize the board note", "discussed the acquisition"),
     ("What did the board resolve to acquire?", "discussed the acquisition"),
 )
@@ -110,6 +109,10 @@ class Canaries:
         return [c for c in self.all if c in text]
 
 
+def _forms(value: float) -> set[str]:
+    return {f"{value:g}", plain_number(value)}
+
+
 @dataclass(frozen=True)
 class Keys:
     uncleared: dict[str, str]
@@ -142,8 +145,9 @@ def canaries(leak_workspace: Path) -> Canaries:
         facts = store.list_facts(review_status=ReviewStatus.APPROVED)
         chunks = store.list_chunks()
     restricted = [f for f in facts if f.sensitivity == "RESTRICTED"]
-    lower_values = {f"{f.value:g}" for f in facts if f.sensitivity != "RESTRICTED"}
-    values = tuple(sorted({f"{f.value:g}" for f in restricted} - lower_values))
+    # Each value as stored ("2165") and as an answer displays it ("2,165").
+    lower_values = {v for f in facts if f.sensitivity != "RESTRICTED" for v in _forms(f.value)}
+    values = tuple(sorted({v for f in restricted for v in _forms(f.value)} - lower_values))
     for term in TERMS:
         levels = {c.sensitivity for c in chunks if term in c.text}
         assert levels == {"RESTRICTED"}, f"{term!r} is no canary: found at {levels}"

@@ -42,11 +42,18 @@ class Processes:
         self._logs = logs
         self._started: list[tuple[subprocess.Popen[bytes], Path]] = []
 
-    def start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
+    def start(
+        self, name: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """``ragspine ARGS`` logging to ``NAME.log``; ``env`` is added to this environment."""
         log = self._logs / f"{name}.log"
-        with log.open("wb") as out:
+        with log.open("ab") as out:
             proc = subprocess.Popen(
-                ragspine(*args), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+                ragspine(*args),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env={**os.environ, **(env or {})},
             )
         self._started.append((proc, log))
         return proc

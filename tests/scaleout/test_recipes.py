@@ -42,6 +42,23 @@ def _parsed(command: str) -> tuple[str, dict[str, object]]:
     return name, params
 
 
+def _env_file() -> dict[str, str]:
+    lines = (REPO / "scaleout.env").read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("=", 1) for line in lines if line and not line.startswith("#")]
+    return {name: value for name, value in pairs}
+
+
+def _compose_environment() -> dict[str, str]:
+    text = (REPO / "compose.yaml").read_text(encoding="utf-8")
+    block = re.search(r"^  environment:\n((?:    .*\n)+)", text, re.M)
+    assert block is not None
+    pairs = [line.strip().split(": ", 1) for line in block.group(1).splitlines()]
+    return {name: value for name, value in pairs}
+
+
+DEPLOYMENT = ("RAGSPINE_DATABASE_URL", "RAGSPINE_DATABASE_SCHEMA", "RAGSPINE_REDIS_URL")
+
+
 def test_the_procfile_runs_two_api_processes_and_two_workers_as_documented() -> None:
     commands = _procfile()
     parsed = [_parsed(command) for command in commands.values()]
@@ -54,14 +71,43 @@ def test_the_procfile_runs_two_api_processes_and_two_workers_as_documented() -> 
         assert command in GUIDE, command
 
 
-def test_compose_runs_the_same_commands_against_its_own_servers() -> None:
+def test_the_deployment_comes_from_the_environment_in_the_procfile_and_compose() -> None:
+    """No command names the database, schema or Redis: each process reads them from the
+    variables, which scaleout.env (for the Procfile) and compose.yaml (for its containers)
+    set; the recipe in the guide uses the same file."""
+    for name, params in [
+        _parsed(c) for c in [*_procfile().values(), *_compose_commands().values()]
+    ]:
+        assert params.get("database_url") is None and params.get("schema") is None, name
+        assert params.get("redis_url") is None, name
+    local = _env_file()
+    assert sorted(local) == sorted(DEPLOYMENT)
+    assert local["RAGSPINE_DATABASE_SCHEMA"] == "acme"
+    assert "honcho -e scaleout.env start" in GUIDE
+    containers = _compose_environment()
+    assert containers == {
+        "RAGSPINE_DATABASE_URL": "postgresql://postgres@postgres:5432/test",
+        "RAGSPINE_DATABASE_SCHEMA": "acme",
+        "RAGSPINE_REDIS_URL": "redis://redis:6379/0",
+    }
+
+
+def test_compose_runs_the_same_commands_with_health_checks_on_the_api_processes() -> None:
     compose = {name: _parsed(command) for name, command in _compose_commands().items()}
     assert sorted(compose) == ["api1", "api2", "upgrade", "worker1", "worker2"]
     assert compose["upgrade"][0] == "db upgrade"
     procfile = {name: _parsed(command) for name, command in _procfile().items()}
     for name in ("api1", "api2", "worker1", "worker2"):
-        kind, params = compose[name]
-        assert kind == procfile[name][0]
-        assert params["schema"] == procfile[name][1]["schema"] == "acme"
-        assert params["database_url"] == "postgresql://postgres@postgres:5432/test"
-        assert params["redis_url"] == "redis://redis:6379/0"
+        assert compose[name][0] == procfile[name][0]
+    text = (REPO / "compose.yaml").read_text(encoding="utf-8")
+    for name in ("api1", "api2"):
+        service = re.search(rf"^  {name}:\n((?:    .*\n)+)", text, re.M)
+        assert service is not None and "healthcheck: *readiness" in service.group(1)
+    assert "/readyz" in text.split("x-readiness:", 1)[1].split("services:", 1)[0]
+
+
+def test_the_files_the_recipe_uploads_exist() -> None:
+    uploads = re.findall(r"-F files=@(\S+)", GUIDE)
+    assert uploads
+    for path in uploads:
+        assert (REPO / path).is_file(), path

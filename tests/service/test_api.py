@@ -27,7 +27,7 @@ from ragspine.service.faq.faq_cache import FaqCache, FaqHit
 from ragspine.service.faq.items import FaqItem
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
-from tests.service.conftest import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys
+from tests.service_workspace import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys
 
 REF = "2026-11-26"
 SECRET = "北极星"
@@ -161,7 +161,7 @@ def test_no_auth_mode_uses_its_fixed_clearance_and_only_loopback(
         answer = open_client.post(
             "/v1/ask", json={"question": GROUP_NBV, "reference_date": REF}
         ).json()
-    assert "2165" in answer["answer"]
+    assert "2,165" in answer["answer"]
     for host in ("0.0.0.0", "192.168.1.10", "example.com"):
         with pytest.raises(UsageError, match="loopback"):
             ServiceSettings(workspace=service_workspace, no_auth=True, host=host)
@@ -325,10 +325,10 @@ def test_an_internal_key_never_sees_restricted_text(client: TestClient) -> None:
             # Not the chat's creation time either: a timestamp may hold the digits too.
             decoded = re.sub(r'"created": ?\d+', "", json.dumps(text, ensure_ascii=False))
             assert SECRET not in decoded and "board_minutes" not in decoded
-            assert "2165" not in decoded
+            assert "2165" not in decoded and "2,165" not in decoded
     # The same questions with a RESTRICTED key do reach the board minutes.
     assert SECRET in ask(client, ACQUISITION, RESTRICTED)["answer"]
-    assert "2165" in ask(client, GROUP_NBV, RESTRICTED)["answer"]
+    assert "2,165" in ask(client, GROUP_NBV, RESTRICTED)["answer"]
 
 
 def test_a_preview_outside_the_clearance_is_the_same_404_as_no_source(
@@ -354,10 +354,20 @@ def test_a_preview_outside_the_clearance_is_the_same_404_as_no_source(
 
 def test_a_preview_shows_the_source_an_answer_cites(client: TestClient) -> None:
     found = ask(client, STRUCTURED)
-    cell = client.get("/v1/sources/preview", params=found["sources"][0], headers=INTERNAL)
+    source = found["sources"][0]
+    cell = client.get("/v1/sources/preview", params={**source, "lang": "zh"}, headers=INTERNAL)
     assert cell.status_code == 200, cell.text
     (fact,) = cell.json()["facts"]
-    assert f"{fact['value']:g} {fact['unit']}" in found["answer"]
+    assert f"{fact['value_display']}（来源：" in found["answer"]
+    assert (fact["value"], fact["unit"], fact["currency"], fact["scale"]) == (
+        1320.0,
+        "USD_M",
+        "USD",
+        6,
+    )
+    assert (fact["entity_display"], fact["metric_display"]) == ("中国内地", "收入")
+    english = client.get("/v1/sources/preview", params=source, headers=INTERNAL).json()
+    assert english["facts"][0]["value_display"] == "US$ 1,320 m"
     narrative = ask(client, "香港监管动态")
     shown = client.get("/v1/sources/preview", params=narrative["sources"][0], headers=INTERNAL)
     assert shown.status_code == 200, shown.text

@@ -97,6 +97,8 @@ def test_an_upload_goes_into_postgresql_and_waits_for_a_worker(client: TestClien
         "/v1/ingest/jobs", files=[("files", ("memo.md", b"# Memo\n\nHK revenue grew.\n"))]
     )
     assert sent.status_code == 202
+    # No worker serves this test's queue: the upload is kept, and told it waits for one.
+    assert sent.json()["note"].startswith("queued, no live worker")
     status = client.get(f"/v1/jobs/{sent.json()['job_id']}").json()
     assert status["state"] == "queued"
     service = client.app.state.service  # type: ignore[attr-defined]
@@ -108,7 +110,8 @@ def test_readiness_names_the_database_the_index_and_the_workers(client: TestClie
     ready = client.get("/readyz")
     # No `ragspine worker` serves this test's queue.
     assert ready.status_code == 503
-    assert ready.json()["checks"] == {"store": "ok", "index": "ok", "jobs": "not running"}
+    assert ready.headers["Retry-After"].isdigit()
+    assert ready.json()["checks"] == {"store": "ok", "index": "ok", "jobs": "no live worker"}
 
 
 def test_a_later_ingest_is_answered_without_a_restart(

@@ -22,6 +22,7 @@ from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
 from ragspine.service.jobs import InProcessJobQueue, JobFile, JobState, JobStatus
 from ragspine.service.uploads import UploadLimits, new_batch_name, store_upload
+from ragspine.storage.facts import utc_timestamp
 from ragspine.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,13 +153,13 @@ def test_submit_refuses_files_that_are_not_uploads_of_this_workspace(
     assert queue.status("no-such-job") is None
 
 
-def test_healthy_while_the_worker_runs(workspace: Workspace) -> None:
+def test_ready_while_the_worker_runs(workspace: Workspace) -> None:
     queue = InProcessJobQueue(workspace, workers=2, poll_seconds=0.05)
-    assert queue.healthy()
+    assert queue.readiness() == "ok"
 
     queue.close()
 
-    assert not queue.healthy()
+    assert queue.readiness() == "not running"
 
 
 # --------------------------------------------------------------------------- restarts
@@ -184,7 +185,9 @@ def test_close_finishes_the_current_file_and_the_next_queue_resumes_the_job(
         wait_until(queue, job_id, JobState.RUNNING)
         closing = threading.Thread(target=queue.close)
         closing.start()
-        while queue.healthy():
+        deadline = time.monotonic() + 30
+        while queue.readiness() == "ok":
+            assert time.monotonic() < deadline, "close() did not stop the queue"
             time.sleep(0.01)
     closing.join(timeout=30)
 
@@ -255,7 +258,16 @@ def test_a_running_job_of_a_live_queue_is_not_taken_over(
         wait_until(first, job_id, JobState.RUNNING)
         owner = job_owner(workspace, job_id)
         second = InProcessJobQueue(workspace, poll_seconds=0.05)
-        time.sleep(0.2)  # several idle rounds of the second queue
+        # The second queue checked the running jobs' owners before its constructor returned.
+        assert (raw_job(workspace, job_id), job_owner(workspace, job_id)) == (("running", 0), owner)
+        # A job left running by an ended process, planted after the second queue started:
+        # only an idle round of its worker (the first queue's waits for the lock) can queue
+        # it again, and that round checks the live queue's job in the same pass.
+        plant_orphan(workspace, ORPHAN)
+        deadline = time.monotonic() + 30
+        while job_owner(workspace, ORPHAN) == DEAD_OWNER:
+            assert time.monotonic() < deadline, "the second queue ran no idle round"
+            time.sleep(0.02)
         assert raw_job(workspace, job_id) == ("running", 0)
         assert job_owner(workspace, job_id) == owner
     wait_until(first, job_id, JobState.DONE)
@@ -298,6 +310,22 @@ def test_uploads_are_left_alone_while_another_queue_runs(
         assert pending[0].path.exists()
     finally:
         other.close()
+
+
+ORPHAN = "planted-orphan"
+# An owner name whose lock file does not exist: a queue whose process has ended.
+DEAD_OWNER = "0" * 32
+
+
+def plant_orphan(workspace: Workspace, job_id: str) -> None:
+    """A job of no files left running by ``DEAD_OWNER``, written as another process would."""
+    now = utc_timestamp()
+    with sqlite3.connect(workspace.service_db_path) as conn:
+        conn.execute(
+            "INSERT INTO jobs (job_id, state, owner, created_at, updated_at) "
+            "VALUES (?, 'running', ?, ?, ?)",
+            (job_id, DEAD_OWNER, now, now),
+        )
 
 
 def job_owner(workspace: Workspace, job_id: str) -> str:

@@ -21,7 +21,8 @@ import pytest
 pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
 
 from ragspine.profile.loader import load_profile
-from ragspine.service.jobs import JobFile, JobState, JobStatus, OwnerLock
+from ragspine.service.jobs import JobFile, JobState, JobStatus
+from ragspine.service.owner_lock import OwnerLock
 from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
 from ragspine.service.rq_worker import SCRATCH_NAME, run_worker
 from ragspine.storage.postgres import PostgresWorkspaceStore
@@ -146,14 +147,20 @@ def test_the_same_upload_twice_is_one_job(
     queued = _queued(jobs)
 
     work(deployment, tmp_path)
-    after = jobs.submit([upload(tmp_path, "a.md", b"# A\n\nAlpha text.\n")], submitter="portal")
+    after = jobs.submit([upload(tmp_path, "a.md", b"# A\n\nBeta text.\n")], submitter="portal")
 
-    assert first == again == after
+    assert first == again
+    assert after == other_bytes
     assert len({first, other_sender, other_bytes}) == 3
     assert queued == 3 and _queued(jobs) == 0  # the finished job is not queued again
     status = jobs.status(first)
     assert status is not None and status.state is JobState.DONE
     assert [r.outcome for r in status.results] == ["ingested"]
+    # Alpha sent again after Beta was written is the newest upload of a.md now: queued again.
+    resent = jobs.submit([upload(tmp_path, "a.md", b"# A\n\nAlpha text.\n")], submitter="portal")
+    assert resent == first and _queued(jobs) == 1
+    queued_again = jobs.status(first)
+    assert queued_again is not None and queued_again.state is JobState.QUEUED
 
 
 def _queued(jobs: RQJobQueue) -> int:
@@ -336,22 +343,66 @@ def test_a_worker_removes_the_scratch_folders_killed_workers_left(
     assert (base / running.name / "memo.md").read_text() == "being ingested"
 
 
-def test_healthy_only_while_a_worker_serves_the_queue(
+def test_ready_only_while_a_worker_beats(
     deployment: tuple[str, str, str], jobs: RQJobQueue
 ) -> None:
     import redis
     from rq import Queue, SimpleWorker
 
-    alone = jobs.healthy()
+    from ragspine.service.rq_liveness import WorkerDuties
+
+    alone = jobs.readiness()
     with redis.Redis.from_url(deployment[2]) as client:
-        worker = SimpleWorker([Queue(jobs.queue_name, connection=client)], connection=client)
+        queue = Queue(jobs.queue_name, connection=client)
+        worker = SimpleWorker([queue], connection=client)
+        # RQ's registration alone is not a live worker: an idle one refreshes it minutes apart.
         worker.register_birth()
+        registered = jobs.readiness()
+        duties = WorkerDuties(worker, deployment[2], queue)
+        duties.start()
         try:
-            served = jobs.healthy()
+            beating = jobs.readiness()
         finally:
+            duties.stop()
+            stopped = jobs.readiness()
             worker.register_death()
 
-    assert (alone, served) == (False, True)
+    assert (alone, registered, beating, stopped) == (
+        "no live worker",
+        "no live worker",
+        "ok",
+        "no live worker",
+    )
+
+
+def test_a_beat_registers_a_worker_again_after_redis_lost_it(
+    deployment: tuple[str, str, str], jobs: RQJobQueue
+) -> None:
+    import redis
+    from rq import Queue, SimpleWorker, Worker
+
+    from ragspine.service.rq_liveness import WorkerDuties, heartbeat_key
+
+    with redis.Redis.from_url(deployment[2]) as client:
+        queue = Queue(jobs.queue_name, connection=client)
+        worker = SimpleWorker([queue], connection=client)
+        worker.register_birth()
+        duties = WorkerDuties(worker, deployment[2], queue)
+        try:
+            # What an empty restarted Redis holds of the worker: RQ's next heartbeat writes
+            # its hash without the birth, and neither the registration sets nor our beat.
+            # (Only this worker's keys: other runs share this Redis.)
+            client.delete(worker.key, heartbeat_key(queue.name), f"rq:workers:{queue.name}")
+            client.srem("rq:workers", worker.key)
+            worker.heartbeat()
+            lost = (Worker.count(queue=queue), jobs.readiness())
+            duties.beat()
+            found = (Worker.count(queue=queue), jobs.readiness())
+        finally:
+            duties.stop()
+            worker.register_death()
+
+    assert (lost, found) == ((0, "no live worker"), (1, "ok"))
 
 
 def test_worker_command_errors_are_one_line(deployment: tuple[str, str, str]) -> None:
@@ -370,7 +421,13 @@ def test_worker_command_errors_are_one_line(deployment: tuple[str, str, str]) ->
     )
     empty = runner.invoke(app, [*args, redis_url])
 
-    assert no_redis.exit_code == 1 and no_redis.stderr.startswith("error: cannot reach Redis")
+    # What the worker uses is said first; the error is the one last line.
+    *announced, error = no_redis.stderr.splitlines()
+    assert no_redis.exit_code == 1 and error.startswith("error: cannot reach Redis")
+    assert [line.split(" [")[0] for line in announced] == [
+        f"ragspine: using PostgreSQL {url}",
+        "ragspine: using Redis redis://127.0.0.1:1/0",
+    ]
     assert not_redis.exit_code == 2 and "must be a redis:// URL" in not_redis.stderr
     assert old_schema.exit_code == 1 and "ragspine db upgrade" in old_schema.stderr
     assert empty.exit_code == 0, empty.stderr

@@ -25,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
 
 from ragspine.service.api import create_app
 from ragspine.service.settings import ServiceSettings
-from tests.service.conftest import ServiceKeys
+from tests.service_workspace import ServiceKeys
 
 EXAMPLES = 60
 # No 5xx, and every status, content type, header and body as documented; schema-invalid data

@@ -222,6 +222,47 @@ class FactStoreConformance:
             store.upsert_facts(order)
             assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") == new
 
+    def test_each_clearance_is_answered_from_the_most_sensitive_fact_it_may_see(
+        self, store: FactStoreProtocol
+    ) -> None:
+        # One key at every level, each from its own document with its own value; the less
+        # sensitive the later, so recency would pick PUBLIC for everyone.
+        stamps = ["2025-04-01", "2025-03-01", "2025-02-01", "2025-01-01"]
+        facts = {
+            level: make_fact(
+                value=float(100 + level.rank),
+                source_doc_id=f"{level.value.lower()}.xlsx",
+                sensitivity=level,
+                ingested_at=f"{stamps[level.rank]}T08:00:00+00:00",
+            )
+            for level in Sensitivity
+        }
+        store.upsert_facts(random.sample(list(facts.values()), len(facts)))
+        for clearance in Sensitivity:
+            found = store.get_fact("REVENUE", "ACME_HK", "FY", "2024", clearance=clearance)
+            assert found == facts[clearance]
+            assert store.available_periods("REVENUE", "ACME_HK", clearance=clearance) == [
+                ("FY", "2024")
+            ]
+
+    def test_sensitivity_outranks_recency_only_between_levels(
+        self, store: FactStoreProtocol
+    ) -> None:
+        # Same level: the newer one; a newer fact one level down never displaces the older.
+        old = make_fact(value=1.0, sensitivity="CONFIDENTIAL", ingested_at=EARLY)
+        new = make_fact(value=2.0, source_doc_id=WORKBOOK, sensitivity="CONFIDENTIAL")
+        lower = make_fact(value=3.0, source_doc_id="memo.md", ingested_at=LATE)
+        store.upsert_facts([old, lower])
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") == old
+        store.upsert_facts([dataclasses.replace(new, ingested_at=LATE)])
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2024") == dataclasses.replace(
+            new, ingested_at=LATE
+        )
+        assert (
+            store.get_fact("REVENUE", "ACME_HK", "FY", "2024", clearance=Sensitivity.INTERNAL)
+            == lower
+        )
+
     def test_same_ingestion_time_breaks_ties_by_document_id(self, store: FactStoreProtocol) -> None:
         facts = [make_fact(source_doc_id=doc) for doc in ("c.md", "a.md", "b.md")]
         for _ in range(3):

@@ -160,3 +160,23 @@ def test_a_snapshot_sees_one_commit(postgres_database: tuple[str, str]) -> None:
             with reader.snapshot():
                 assert reader.count_facts() == 0
         assert reader.count_facts() == 1
+
+
+def test_facts_stored_before_row_labels_are_kept_by_the_step_adding_them(
+    database: PostgresDatabase,
+) -> None:
+    upgrade(database, target=8)
+    with database.connection() as conn:  # a fact as version 8 stores it: no row_label column
+        conn.execute(
+            "INSERT INTO fact_metric (metric_code, entity, geography, channel, period_type, "
+            "period, value, unit, source_doc_id, source_locator, sensitivity, review_status, "
+            "ingested_at) VALUES ('REVENUE', 'ACME_HK', 'HK', 'TOTAL', 'FY', '2024', 2850, "
+            "'USD_M', 'deck.pptx', 'slide=2', 'INTERNAL', 'approved', now())"
+        )
+    assert [step.version for step in upgrade(database)] == list(range(9, LATEST_VERSION + 1))
+    with PostgresFactStore(database.url, schema=database.schema) as store:
+        kept = store.get_fact("REVENUE", "ACME_HK", "FY", "2024")
+        assert kept is not None and (kept.value, kept.row_label) == (2850.0, None)
+        labelled = make_fact(period="2025", row_label="Revenue (2019 restated)")
+        store.upsert_facts([labelled])
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2025") == labelled

@@ -46,7 +46,7 @@ def test_journal_mode_is_wal(store: FactStore, db_path: Path) -> None:
 def test_schema_version_is_recorded(store: FactStore, db_path: Path) -> None:
     with _raw(db_path) as conn:
         rows = conn.execute("SELECT component, version FROM schema_version").fetchall()
-    assert rows == [("fact_metric", 1)]
+    assert rows == [("fact_metric", 2)]
 
 
 def test_a_newer_schema_is_refused(store: FactStore, db_path: Path) -> None:
@@ -187,3 +187,24 @@ def test_a_snapshot_sees_one_commit_and_nests(store: FactStore, db_path: Path) -
                 assert reader.count_facts() == before
             assert reader.count_facts() == before
         assert reader.count_facts() == before + 1
+
+
+def test_a_version_1_file_gains_row_labels_and_keeps_its_facts(db_path: Path) -> None:
+    # What an older ragspine wrote: fact_metric without the row_label column, at version 1.
+    old = make_fact(ingested_at="2025-01-10T08:00:00+00:00")
+    with FactStore(db_path) as store:
+        store.init_schema()
+        store.upsert_facts([old])
+    with _raw(db_path) as conn:
+        conn.execute("ALTER TABLE fact_metric DROP COLUMN row_label")
+        conn.execute("UPDATE schema_version SET version = 1 WHERE component = 'fact_metric'")
+    with FactStore(db_path) as store:
+        store.init_schema()
+        kept = store.get_fact("REVENUE", "ACME_HK", "FY", "2024")
+        assert kept == old and kept.row_label is None
+        labelled = make_fact(period="2025", row_label="Revenue (2019 restated)")
+        store.upsert_facts([labelled])
+        assert store.get_fact("REVENUE", "ACME_HK", "FY", "2025") == labelled
+    with _raw(db_path) as conn:
+        rows = conn.execute("SELECT component, version FROM schema_version").fetchall()
+    assert rows == [("fact_metric", 2)]

@@ -21,6 +21,7 @@ from ragspine.ingestion import review
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
+    CLEARANCE_CONFLICT,
     CONFLICT,
     SUSPICIOUS_INSTRUCTION,
     PendingValue,
@@ -179,6 +180,39 @@ def test_a_metadata_update_never_lowers_a_conflict_item(store: WorkspaceStorePro
     store.update_document_metadata("a.pptx", "m1", "PUBLIC")
 
     assert [r.sensitivity for r in store.list_review()] == ["RESTRICTED", "PUBLIC"]
+
+
+def test_a_metadata_update_never_lowers_a_clearance_conflict_item(
+    store: WorkspaceStoreProtocol,
+) -> None:
+    above = ReviewItem("a.pptx", "l", CLEARANCE_CONFLICT, "d", sensitivity="CONFIDENTIAL")
+    store.replace_document(record("a.pptx"), [], [], [above])
+
+    store.update_document_metadata("a.pptx", "m1", "PUBLIC")
+
+    assert [r.sensitivity for r in store.list_review()] == ["CONFIDENTIAL"]
+
+
+def test_an_approval_supersedes_only_the_facts_its_level_covers(
+    store: WorkspaceStoreProtocol,
+) -> None:
+    store.replace_document(record("a.pptx", "a"), [fact("a.pptx", 1.0)], [], [])
+    secret = dataclasses.replace(record("board.xlsx", "s"), sensitivity="RESTRICTED")
+    store.replace_document(secret, [fact("board.xlsx", 9.0, sensitivity="RESTRICTED")], [], [])
+    item = ReviewItem("b.pptx", "slide=2,table=1", CONFLICT, "restated", proposal("b.pptx", 2.0))
+    store.replace_document(record("b.pptx", "b"), [], [], [item])
+    (queued,) = store.list_review()
+
+    decided, changed = review.approve(store, queued.item_id)
+
+    assert changed and decided.state is ReviewState.APPROVED
+    statuses = {f.source_doc_id: f.review_status for f in store.list_facts()}
+    assert statuses == {"a.pptx": "rejected", "b.pptx": "approved", "board.xlsx": "approved"}
+    assert "board.xlsx" not in store.audit_log(queued.item_id)[0].detail
+    found = store.get_fact(*KEY, clearance=Sensitivity.RESTRICTED)
+    assert found is not None and found.value == 9.0
+    found = store.get_fact(*KEY, clearance=Sensitivity.CONFIDENTIAL)
+    assert found is not None and found.value == 2.0
 
 
 def test_a_document_round_trips_its_manifest_row(store: WorkspaceStoreProtocol) -> None:

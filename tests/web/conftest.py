@@ -9,8 +9,7 @@ states, at desktop width and at 375 px, under ``test-artifacts/web/``.
 from __future__ import annotations
 
 import os
-import socket
-import threading
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,8 @@ from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.keys import KeyStore
 from ragspine.workspace import Workspace
-from tests.service.conftest import BOARD_NOTE, BOARD_NOTE_TEXT
+from tests.service_workspace import BOARD_NOTE, BOARD_NOTE_TEXT
+from tests.serving import serve_workspace
 from tests.skip_guard import ci_enabled
 
 if TYPE_CHECKING:
@@ -76,33 +76,35 @@ def web_workspace(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, WebKe
 @pytest.fixture(scope="session")
 def served(web_workspace: tuple[Path, WebKeys]) -> Iterator[Served]:
     """``create_app`` under uvicorn on a free loopback port, in a thread of this process."""
-    import uvicorn
-
-    from ragspine.service.api import create_app
-    from ragspine.service.settings import ServiceSettings
-
     root, keys = web_workspace
-    app = create_app(ServiceSettings(workspace=root))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            break
-        thread.join(0.05)
-    assert server.started, "uvicorn did not start"
-    try:
-        yield Served(f"http://127.0.0.1:{port}", root, keys)
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    yield from _serve(root, keys)
+
+
+LONG_NAMES = Path(__file__).resolve().parents[1] / "data" / "web_long_names"
 
 
 @pytest.fixture(scope="session")
+def long_names_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """A workspace of another invented company (tests/data/web_long_names), one of whose units
+    has a very long name, served like ``served``."""
+    root = tmp_path_factory.mktemp("web-long") / "ws"
+    Workspace.create(root)
+    shutil.copy(LONG_NAMES / "profile.toml", root / "profile.toml")
+    with RAGSpine.open(root) as rag:
+        rag.ingest(LONG_NAMES / "docs")
+    with KeyStore(Workspace.open(root)) as store:
+        _, internal = store.create("analyst", Sensitivity.INTERNAL)
+    yield from _serve(root, WebKeys(internal, internal))
+
+
+def _serve(root: Path, keys: WebKeys) -> Iterator[Served]:
+    with serve_workspace(root) as base:
+        yield Served(base, root, keys)
+
+
+# Package scope, not session: Playwright's sync API holds an event loop in this thread while it
+# runs, and a test process (a pytest-xdist worker) may go on to tests that start their own.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     if not CHROMIUM.exists():
         _unavailable(f"Chromium is not installed at {CHROMIUM}")
@@ -114,7 +116,7 @@ def playwright() -> Iterator[Playwright]:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
     yield chromium

@@ -1,5 +1,5 @@
-"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, ingest, serve,
-worker, review, documents, eval, keys, faq, db.
+"""The ``ragspine`` command line: quickstart, demo, init, load-fixtures, ask, chat, ingest,
+serve, mcp, worker, profile, review, documents, facts, eval, jobs, keys, faq, db.
 
 Every error ends with one plain line ``error: <message>`` on stderr and the exit code from
 ``ragspine.errors`` (0 success, 1 the work ran but failed, 2 usage or missing input), so scripts
@@ -16,7 +16,24 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli import ask, db, demo, documents, evaluate, faq, ingest, keys, serve, worker
+from ragspine.cli import (
+    ask,
+    chat,
+    db,
+    demo,
+    documents,
+    evaluate,
+    facts,
+    faq,
+    ingest,
+    jobs,
+    keys,
+    mcp_server,
+    profile,
+    review_map,
+    serve,
+    worker,
+)
 from ragspine.cli.common import (
     OneLineErrors,
     guarded,
@@ -60,15 +77,21 @@ _COMMANDS: tuple[tuple[str, Callable[..., None]], ...] = (
     ("init", demo.init),
     ("load-fixtures", demo.load_fixtures),
     ("ask", ask.ask),
+    ("chat", chat.chat),
     ("ingest", ingest.ingest_command),
     ("serve", serve.serve),
+    ("mcp", mcp_server.mcp),
     ("worker", worker.worker),
 )
 for _name, _func in _COMMANDS:
     app.command(_name)(guarded(_func))
+app.add_typer(profile.profile_app, name="profile")
+ingest.review_app.command("map")(guarded(review_map.review_map))
 app.add_typer(ingest.review_app, name="review")
 app.add_typer(documents.documents_app, name="documents")
+app.add_typer(facts.facts_app, name="facts")
 app.add_typer(evaluate.eval_app, name="eval")
+app.add_typer(jobs.jobs_app, name="jobs")
 app.add_typer(keys.keys_app, name="keys")
 app.add_typer(faq.faq_app, name="faq")
 app.add_typer(db.db_app, name="db")

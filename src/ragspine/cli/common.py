@@ -40,6 +40,42 @@ WorkspaceOption = Annotated[
 # The default of --schema; kept here so `--help` needs no psycopg (checked by a test).
 DEFAULT_SCHEMA = "ragspine"
 
+# The variables every command reads, as `serve` does (docs/scale-out.md, "One configuration
+# everywhere"); a flag on the command line wins over its variable.
+WORKSPACE_VARIABLE = "RAGSPINE_WORKSPACE"
+DATABASE_URL_VARIABLE = "RAGSPINE_DATABASE_URL"
+SCHEMA_VARIABLE = "RAGSPINE_DATABASE_SCHEMA"
+REDIS_URL_VARIABLE = "RAGSPINE_REDIS_URL"
+INDEX_DIR_VARIABLE = "RAGSPINE_INDEX_DIR"
+
+
+def from_environment(variable: str) -> str | None:
+    """The variable's value, ``None`` when unset or blank."""
+    value = os.environ.get(variable, "").strip()
+    return value or None
+
+
+def chosen(flag: str | None, variable: str, default: str | None = None) -> tuple[str | None, str]:
+    """A setting and where it came from: the flag, else the variable, else the default."""
+    if flag is not None:
+        return flag, "flag"
+    value = from_environment(variable)
+    if value is not None:
+        return value, f"${variable}"
+    return default, "default"
+
+
+def announce(what: str) -> None:
+    """Say on stderr, once at start, what a command runs against (passwords hidden)."""
+    from ragspine.storage.postgres.connection import redact
+
+    typer.echo(plain(f"ragspine: using {redact(what)}"), err=True)
+
+
+def announce_database(url: str, url_from: str, schema: str, schema_from: str) -> None:
+    announce(f"PostgreSQL {url} [{url_from}], schema {schema} [{schema_from}]")
+
+
 # The commands that run on either backend take these four options; `choose_target` checks
 # that exactly one backend was named.
 TargetWorkspaceOption = Annotated[
@@ -97,20 +133,55 @@ def choose_target(
     index_dir: Path | None = None,
 ) -> Path | ServerTarget:
     """The workspace folder or the PostgreSQL target the options name; exactly one must be
-    given, and --schema / --index-dir only with --database-url (``UsageError`` otherwise)."""
+    given, and --schema / --index-dir only with --database-url (``UsageError`` otherwise).
+
+    A backend on the command line wins; without one, ``$RAGSPINE_DATABASE_URL`` (with
+    ``$RAGSPINE_DATABASE_SCHEMA`` and ``$RAGSPINE_INDEX_DIR``) or else ``$RAGSPINE_WORKSPACE``
+    names it. A PostgreSQL target is announced on stderr with where each part came from."""
     if workspace is not None and database_url is not None:
         raise UsageError("give --workspace or --database-url, not both")
+    url_from = "flag"
+    if workspace is None and database_url is None:
+        database_url, url_from = chosen(None, DATABASE_URL_VARIABLE)
+        if database_url is None:
+            folder = from_environment(WORKSPACE_VARIABLE)
+            workspace = Path(folder) if folder is not None else None
     if database_url is not None:
-        return ServerTarget(check_database_url(database_url), schema or DEFAULT_SCHEMA, index_dir)
+        name, schema_from = chosen(schema, SCHEMA_VARIABLE, DEFAULT_SCHEMA)
+        folder, folder_from = chosen(
+            str(index_dir) if index_dir is not None else None, INDEX_DIR_VARIABLE
+        )
+        target = ServerTarget(
+            check_database_url(database_url),
+            name or DEFAULT_SCHEMA,
+            Path(folder) if folder is not None else None,
+        )
+        announce_database(target.url, url_from, target.schema, schema_from)
+        if target.index_dir is not None:
+            announce(f"index folder {target.index_dir} [{folder_from}]")
+        return target
     if workspace is None:
         raise UsageError(
             "give --workspace DIR (a workspace folder) or --database-url postgresql://... "
-            "(a PostgreSQL database upgraded by `ragspine db upgrade`)"
+            "(a PostgreSQL database upgraded by `ragspine db upgrade`), or set "
+            f"{WORKSPACE_VARIABLE} or {DATABASE_URL_VARIABLE}"
         )
     extra = [name for name, v in (("--schema", schema), ("--index-dir", index_dir)) if v]
     if extra:
         raise UsageError(f"{' and '.join(extra)} only go with --database-url, not --workspace")
     return workspace
+
+
+def deployment(url: str | None, schema: str | None) -> tuple[str, str]:
+    """The PostgreSQL URL and schema of a command that runs on a deployment only: each from
+    its flag, else its variable, else (the schema) the default; announced on stderr."""
+    found, url_from = chosen(url, DATABASE_URL_VARIABLE)
+    if found is None:
+        raise UsageError(f"give --database-url postgresql://... or set {DATABASE_URL_VARIABLE}")
+    name, schema_from = chosen(schema, SCHEMA_VARIABLE, DEFAULT_SCHEMA)
+    name = name or DEFAULT_SCHEMA
+    announce_database(check_database_url(found), url_from, name, schema_from)
+    return found, name
 
 
 def guarded(func: Callable[P, None]) -> Callable[P, None]:

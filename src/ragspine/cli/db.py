@@ -6,20 +6,17 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in
+from ragspine.cli.common import DEFAULT_SCHEMA, command_in, deployment
 
 db_app = typer.Typer(
     help="Manage the PostgreSQL database of a scale-out deployment.", no_args_is_help=True
 )
 
-DATABASE_URL_VARIABLE = "RAGSPINE_DATABASE_URL"
-
 DatabaseUrlOption = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--database-url",
-        envvar=DATABASE_URL_VARIABLE,
-        help="PostgreSQL URL, postgresql://USER@HOST:PORT/DATABASE (or $RAGSPINE_DATABASE_URL).",
+        help="PostgreSQL URL, postgresql://USER@HOST:PORT/DATABASE [env RAGSPINE_DATABASE_URL].",
     ),
 ]
 # For commands that run on a workspace folder or, instead, on a PostgreSQL deployment.
@@ -27,22 +24,27 @@ OptionalDatabaseUrlOption = Annotated[
     str | None,
     typer.Option(
         "--database-url",
-        help="PostgreSQL URL of a scale-out deployment, instead of --workspace.",
+        help="PostgreSQL URL of a scale-out deployment, instead of --workspace "
+        "[env RAGSPINE_DATABASE_URL].",
     ),
 ]
 SchemaOption = Annotated[
-    str,
-    typer.Option("--schema", help="The PostgreSQL schema holding the tables."),
+    str | None,
+    typer.Option(
+        "--schema",
+        help=f"The PostgreSQL schema holding the tables [env RAGSPINE_DATABASE_SCHEMA; "
+        f"default {DEFAULT_SCHEMA}].",
+    ),
 ]
 
 
 @command_in(db_app, "upgrade")
-def db_upgrade(database_url: DatabaseUrlOption, schema: SchemaOption = DEFAULT_SCHEMA) -> None:
+def db_upgrade(database_url: DatabaseUrlOption = None, schema: SchemaOption = None) -> None:
     """Apply the schema steps the database lacks, in one transaction, and print each."""
-    check_database_url(database_url)
+    url, name = deployment(database_url, schema)
     from ragspine.storage.postgres import LATEST_VERSION, PostgresDatabase, schema_version, upgrade
 
-    db = PostgresDatabase(database_url, schema=schema)
+    db = PostgresDatabase(url, schema=name)
     try:
         before = schema_version(db)
         applied = upgrade(db)

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ragspine.agent.types import AgentResult
 from ragspine.cli.common import WorkspaceOption
+from ragspine.cli.profile import draft_into
 from ragspine.demo.fixtures import load_quickstart_facts
 from ragspine.demo.quickstart import QUICKSTART_REFERENCE_DATE, TRY_QUESTION, run_quickstart
 from ragspine.demo.tour import DEMO_REFERENCE_DATE, run_demo
@@ -83,13 +84,39 @@ def demo(
         run = run_demo(workspace, on_file=advance)
     console.print(plain_text(f"Corpus: {run.corpus}  ·  workspace: {workspace}"))
     print_report(run.report, console)
-    console.print(demo_table(run, DEMO_REFERENCE_DATE))
+    acme = Workspace.open(workspace).profile().company.name
+    console.print(demo_table(run.answers, DEMO_REFERENCE_DATE, acme))
+    second = run.second
+    console.print(
+        plain_text(
+            f"{second.name}: a second company, with its own profile, currencies and fiscal "
+            "year  ·  "
+            f"workspace: {second.workspace}"
+        )
+    )
+    print_report(second.report, console)
+    console.print(demo_table(second.answers, DEMO_REFERENCE_DATE, second.name))
     console.print(plain_text(f'Ask your own: ragspine ask "<question>" --workspace {workspace}'))
+    console.print(
+        plain_text(f'            or: ragspine ask "<question>" --workspace {second.workspace}')
+    )
 
 
-def init(workspace: WorkspaceOption) -> None:
+def init(
+    workspace: WorkspaceOption,
+    from_docs: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--from",
+            help="Draft the workspace's profile from these documents or folders (as "
+            "`ragspine profile suggest` does); repeat for several.",
+        ),
+    ] = None,
+) -> None:
     """Create a workspace folder with an empty fact store (safe to run again)."""
     ws = Workspace.create(workspace)
+    if from_docs:
+        draft_into(ws, from_docs)
     with ws.fact_store() as store:
         count = store.count_facts()
     typer.echo(plain(f"Workspace ready at {ws.root} ({count} facts)."))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -56,7 +57,7 @@ def eval_golden(
     ] = None,
     split: Annotated[
         list[Split] | None,
-        typer.Option(help="Shipped split(s) to run: dev, heldout (default: both)."),
+        typer.Option(help="Shipped split(s) to run: dev, regression, heldout (default: all)."),
     ] = None,
     provider: Annotated[
         ProviderName, typer.Option(help="LLM provider; mock is offline and deterministic.")
@@ -75,14 +76,25 @@ def eval_golden(
     allow_lower: Annotated[
         bool, typer.Option("--allow-lower", help="With --update-baseline: also lower it.")
     ] = False,
+    show_heldout_cases: Annotated[
+        bool,
+        typer.Option(
+            "--show-heldout-cases",
+            help="Also show the held-out split's cases (tags, failures); refused when CI is set.",
+        ),
+    ] = False,
 ) -> None:
     """The four gates (numeric, citation, refusal, clarification), fabrication count, narrative
-    recall and per-tag breakdowns, for the dev and held-out splits side by side; exits 1 on a
-    regression against the baseline."""
+    recall and per-tag breakdowns, for the dev, regression and held-out splits side by side
+    (the held-out split as aggregates only); exits 1 on a regression against the baseline."""
     if ctx.invoked_subcommand is not None:
         return
     if allow_lower and not update_baseline:
         raise UsageError("--allow-lower only applies together with --update-baseline")
+    if show_heldout_cases and _in_ci():
+        raise UsageError(
+            "--show-heldout-cases is refused when CI is set: held-out cases are never printed in CI"
+        )
     if golden is not None and split:
         raise UsageError("--golden and --split do not combine: a custom set has no splits")
     custom = load_golden(golden) if golden is not None else None
@@ -102,9 +114,9 @@ def eval_golden(
             else:
                 run = run_splits(asker, split or tuple(Split))
     if json_output:
-        typer.echo(run.to_json())
+        typer.echo(run.to_json(reveal_held_out=show_heldout_cases))
     else:
-        Console(highlight=False).print(render_run(run))
+        Console(highlight=False).print(render_run(run, reveal_held_out=show_heldout_cases))
     if update_baseline:
         ratchet_baseline(run, baseline, allow_lower=allow_lower)
     regressions = check_baseline(run, baseline)
@@ -112,6 +124,11 @@ def eval_golden(
         typer.echo(f"regression: {line}", err=True)
     if regressions:
         raise typer.Exit(1)
+
+
+def _in_ci() -> bool:
+    """``CI`` set to ``true`` (any case) or ``1``, as CI services set it."""
+    return os.environ.get("CI", "").strip().lower() in {"true", "1"}
 
 
 def _target(

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in
-from ragspine.cli.db import OptionalDatabaseUrlOption, SchemaOption
+from ragspine.cli.common import command_in, deployment
+from ragspine.cli.db import DatabaseUrlOption, OptionalDatabaseUrlOption, SchemaOption
 from ragspine.errors import UsageError
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
@@ -45,7 +45,7 @@ def faq_check(
         typer.Option("--workspace", "-w", help="Check against this workspace's profile."),
     ] = None,
     database_url: OptionalDatabaseUrlOption = None,
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    schema: SchemaOption = None,
 ) -> None:
     """Print each problem as FILE:LINE: message (exit 1), or a one-line summary (exit 0).
     With --database-url, also whether the deployment serves that file (exit 1 if not)."""
@@ -58,7 +58,8 @@ def faq_check(
         return
     from ragspine.service.pg_faq import PostgresFaqStore, item_to_json
 
-    with PostgresFaqStore(check_database_url(database_url), schema=schema) as store:
+    url, name = deployment(database_url, schema)
+    with PostgresFaqStore(url, schema=name) as store:
         publication = store.publication()
         published = store.items()
         where = store.describe()
@@ -75,13 +76,10 @@ def faq_check(
 
 @command_in(faq_app, "publish")
 def faq_publish(
-    database_url: Annotated[
-        str,
-        typer.Option("--database-url", help="PostgreSQL URL of the scale-out deployment."),
-    ],
     file: FaqFileArgument = None,
+    database_url: DatabaseUrlOption = None,
     profile: FaqProfileOption = None,
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    schema: SchemaOption = None,
 ) -> None:
     """Check the FAQ file and make its items the ones every API process of the deployment
     serves (within a second, without a restart); a file with problems publishes nothing."""
@@ -89,7 +87,8 @@ def faq_publish(
 
     prof = _profile(profile, None)
     path, items = _checked(file, prof)
-    with PostgresFaqStore(check_database_url(database_url), schema=schema) as store:
+    url, name = deployment(database_url, schema)
+    with PostgresFaqStore(url, schema=name) as store:
         store.publish(items, source=path.name)
         where = store.describe()
     enabled = sum(item.enabled for item in items)

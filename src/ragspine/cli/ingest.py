@@ -67,6 +67,14 @@ def ingest_command(
         str | None,
         typer.Option(help="Also store dense vectors: 'hashing', 'minilm' or a model path/name."),
     ] = None,
+    include_hidden: Annotated[
+        bool,
+        typer.Option(
+            "--include-hidden",
+            help="Also read hidden sheets, rows, columns, slides and text (skipped and counted "
+            "by default).",
+        ),
+    ] = False,
 ) -> None:
     """Turn documents into facts, text blocks and review items (unchanged files are skipped)."""
     console = Console(stderr=False, highlight=False)
@@ -78,7 +86,9 @@ def ingest_command(
         if dry_run or dense:
             option = "--dry-run" if dry_run else "--dense"
             raise UsageError(f"{option} is not available with --database-url yet; use --workspace")
-        report = _ingest_server(target, paths, files, chosen or load_profile(None), console, prune)
+        report = _ingest_server(
+            target, paths, files, chosen or load_profile(None), console, prune, include_hidden
+        )
         print_report(report, console, target=target.options())
         if report.failures:
             raise typer.Exit(1)
@@ -88,7 +98,15 @@ def ingest_command(
         prof = chosen or Workspace(workspace).profile()
         with _dry_run_store(Workspace(workspace)) as store:
             report = replace(
-                ingest_with_progress(paths, files, store, prof, console=console, prune=prune),
+                ingest_with_progress(
+                    paths,
+                    files,
+                    store,
+                    prof,
+                    console=console,
+                    prune=prune,
+                    include_hidden=include_hidden,
+                ),
                 dry_run=True,
             )
     else:
@@ -98,7 +116,13 @@ def ingest_command(
             prof = ws.install_profile(profile) if profile else ws.profile()
             with ws.fact_store() as store:
                 report = ingest_with_progress(
-                    paths, files, store, prof, console=console, prune=prune
+                    paths,
+                    files,
+                    store,
+                    prof,
+                    console=console,
+                    prune=prune,
+                    include_hidden=include_hidden,
                 )
                 refresh_indexes(ws, store, dense=dense)
     print_report(report, console, target=f"--workspace {workspace}")
@@ -113,13 +137,22 @@ def _ingest_server(
     profile: DomainProfile,
     console: Console,
     prune: bool,
+    include_hidden: bool,
 ) -> IngestReport:
     """Ingest into PostgreSQL (one transaction per document, no lock: several ingests may run
     at once); with --index-dir, that index then applies the new changes."""
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
     with PostgresWorkspaceStore(target.url, schema=target.schema) as store:
-        report = ingest_with_progress(paths, files, store, profile, console=console, prune=prune)
+        report = ingest_with_progress(
+            paths,
+            files,
+            store,
+            profile,
+            console=console,
+            prune=prune,
+            include_hidden=include_hidden,
+        )
         if target.index_dir is not None:
             from ragspine.retrieval.follower import IndexFollower
 

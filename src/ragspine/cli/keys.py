@@ -9,9 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url, command_in, parse_clearance
+from ragspine.cli.common import ServerTarget, choose_target, command_in, parse_clearance
 from ragspine.cli.db import OptionalDatabaseUrlOption, SchemaOption
-from ragspine.errors import UsageError
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.keys import KeyInfo, KeyStore
 from ragspine.terminal import plain_text
@@ -31,18 +30,18 @@ KeysWorkspaceOption = Annotated[
 class _Keys:
     """The key store the options name: a workspace's, or a PostgreSQL deployment's."""
 
-    def __init__(self, workspace: Path | None, database_url: str | None, schema: str) -> None:
-        if (workspace is None) == (database_url is None):
-            raise UsageError("give either --workspace DIR or --database-url URL (not both)")
-        if database_url is not None:
+    def __init__(
+        self, workspace: Path | None, database_url: str | None, schema: str | None
+    ) -> None:
+        target = choose_target(workspace, database_url, schema)
+        if isinstance(target, ServerTarget):
             from ragspine.service.pg_keys import PostgresKeyStore
 
             self._store: KeyStore | PostgresKeyStore = PostgresKeyStore(
-                check_database_url(database_url), schema=schema
+                target.url, schema=target.schema
             )
         else:
-            assert workspace is not None
-            self._store = KeyStore(Workspace.open(workspace))
+            self._store = KeyStore(Workspace.open(target))
 
     def create(self, name: str, clearance: Sensitivity) -> tuple[KeyInfo, str]:
         with self._store as store:
@@ -68,7 +67,7 @@ def keys_create(
     ],
     workspace: KeysWorkspaceOption = None,
     database_url: OptionalDatabaseUrlOption = None,
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    schema: SchemaOption = None,
 ) -> None:
     """Create a key; it is printed once, alone on the last line, and only its hash is kept."""
     level = parse_clearance(clearance)
@@ -82,7 +81,7 @@ def keys_create(
 def keys_list(
     workspace: KeysWorkspaceOption = None,
     database_url: OptionalDatabaseUrlOption = None,
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    schema: SchemaOption = None,
 ) -> None:
     """List the keys: name, shown prefix, clearance, when created and revoked (never the key)."""
     infos = _Keys(workspace, database_url, schema).list()
@@ -106,7 +105,7 @@ def keys_revoke(
     name: Annotated[str, typer.Argument(help="The key's name or id, as `keys list` shows it.")],
     workspace: KeysWorkspaceOption = None,
     database_url: OptionalDatabaseUrlOption = None,
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    schema: SchemaOption = None,
 ) -> None:
     """Revoke a key: from now on a request presenting it is refused."""
     info = _Keys(workspace, database_url, schema).revoke(name)

@@ -6,19 +6,29 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ragspine.cli.common import (
+    DATABASE_URL_VARIABLE,
     DEFAULT_SCHEMA,
+    INDEX_DIR_VARIABLE,
+    REDIS_URL_VARIABLE,
+    SCHEMA_VARIABLE,
     TargetDatabaseOption,
     TargetIndexOption,
     TargetWorkspaceOption,
+    announce,
+    announce_database,
     check_database_url,
+    from_environment,
     parse_clearance,
 )
 from ragspine.errors import UsageError
+
+if TYPE_CHECKING:
+    from ragspine.service.settings import ServiceSettings
 
 
 def serve(
@@ -106,6 +116,8 @@ def serve(
         raise UsageError(f"invalid service settings: {problems}") from None
     if clearance is not None and not settings.no_auth:
         raise UsageError("--clearance applies only with --no-auth (a key carries its own)")
+    if settings.database_url is not None:
+        _announce(settings, database_url, schema, redis_url, index_dir)
     # One access line per request, ours (it names the route template and the key's name);
     # uvicorn's own would add a second with the raw path and query.
     log_config = _log_config()
@@ -136,6 +148,32 @@ def serve(
         access_log=False,
         http=GuardedProtocol,
     )
+
+
+def _announce(
+    settings: ServiceSettings,
+    database_url: str | None,
+    schema: str | None,
+    redis_url: str | None,
+    index_dir: Path | None,
+) -> None:
+    """Say on stderr what the deployment's settings are and where each came from."""
+
+    def source(flag: object, variable: str) -> str:
+        if flag is not None:
+            return "flag"
+        return f"${variable}" if from_environment(variable) is not None else "default"
+
+    assert settings.database_url is not None
+    announce_database(
+        settings.database_url,
+        source(database_url, DATABASE_URL_VARIABLE),
+        settings.database_schema,
+        source(schema, SCHEMA_VARIABLE),
+    )
+    announce(f"Redis {settings.redis_url} [{source(redis_url, REDIS_URL_VARIABLE)}]")
+    folder = settings.index_dir or "a temporary folder"
+    announce(f"index folder {folder} [{source(index_dir, INDEX_DIR_VARIABLE)}]")
 
 
 def _log_config() -> dict[str, Any]:

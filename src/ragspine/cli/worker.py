@@ -7,25 +7,22 @@ from typing import Annotated
 
 import typer
 
-from ragspine.cli.common import DEFAULT_SCHEMA, check_database_url
+from ragspine.cli.common import REDIS_URL_VARIABLE, announce, chosen, deployment
 from ragspine.cli.db import DatabaseUrlOption, SchemaOption
 from ragspine.errors import UsageError
 from ragspine.profile.loader import load_profile
 
-REDIS_URL_VARIABLE = "RAGSPINE_REDIS_URL"
-
 
 def worker(
-    database_url: DatabaseUrlOption,
+    database_url: DatabaseUrlOption = None,
     redis_url: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--redis-url",
-            envvar=REDIS_URL_VARIABLE,
-            help="Redis URL, redis://HOST:PORT/DB (or $RAGSPINE_REDIS_URL).",
+            help="Redis URL, redis://HOST:PORT/DB [env RAGSPINE_REDIS_URL].",
         ),
-    ],
-    schema: SchemaOption = DEFAULT_SCHEMA,
+    ] = None,
+    schema: SchemaOption = None,
     profile: Annotated[
         Path | None,
         typer.Option(
@@ -37,10 +34,14 @@ def worker(
     ] = False,
 ) -> None:
     """Run ingestion jobs from Redis into the PostgreSQL deployment, until stopped."""
-    check_database_url(database_url)
-    if not redis_url.startswith(("redis://", "rediss://", "unix://")):
-        raise UsageError(f"--redis-url must be a redis:// URL, got {redis_url.split('@')[-1]!r}")
-    chosen = load_profile(profile)
+    url, name = deployment(database_url, schema)
+    queue_url, queue_from = chosen(redis_url, REDIS_URL_VARIABLE)
+    if queue_url is None:
+        raise UsageError(f"give --redis-url redis://... or set {REDIS_URL_VARIABLE}")
+    if not queue_url.startswith(("redis://", "rediss://", "unix://")):
+        raise UsageError(f"--redis-url must be a redis:// URL, got {queue_url.split('@')[-1]!r}")
+    announce(f"Redis {queue_url} [{queue_from}]")
+    chosen_profile = load_profile(profile)
     from ragspine.service.rq_worker import run_worker
 
-    run_worker(database_url, redis_url, chosen, schema=schema, burst=burst)
+    run_worker(url, queue_url, chosen_profile, schema=name, burst=burst)

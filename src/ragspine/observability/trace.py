@@ -34,6 +34,7 @@ TRACE_FIELDS = (
     "period_labels",
     "channel_codes",
     "assumed_slots",
+    "inherited_slots",
     "subtasks",
     "llm_calls",
     "tool_calls",
@@ -108,6 +109,8 @@ class RequestTrace:
     period_labels: list[str] = field(default_factory=list)
     channel_codes: list[str] = field(default_factory=list)
     assumed_slots: list[str] = field(default_factory=list)
+    # The slots a follow-up took from the conversation's previous questions.
+    inherited_slots: list[str] = field(default_factory=list)
     subtasks: int = 0
     llm_calls: int = 0
     tool_calls: int = 0

@@ -255,7 +255,11 @@ def _listening(store: PostgresWorkspaceStore, channel: str) -> Iterator[Any]:
     import psycopg
     from psycopg import sql
 
-    with psycopg.connect(store.database.url, autocommit=True) as conn:
+    from ragspine.storage.postgres.connection import POOL_CONNECT_SECONDS
+
+    with psycopg.connect(
+        store.database.url, autocommit=True, connect_timeout=POOL_CONNECT_SECONDS
+    ) as conn:
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
         yield conn
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import date
@@ -27,11 +27,13 @@ from typing import TypeVar
 
 from ragspine.agent.agent import FIRST_REFERENCE_DATE, LAST_REFERENCE_DATE
 from ragspine.agent.response import ClarificationOut, SourceRef, to_response
-from ragspine.agent.types import AnswerKind, ClarifyMode
+from ragspine.agent.types import AgentResult, AnswerKind, ClarifyMode
 from ragspine.errors import UsageError
 from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.retrieval.skew import in_one_version
 from ragspine.service.backends import Backend, Engine
+from ragspine.service.chat_history import usable_previous
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
 from ragspine.service.keys import Caller
 from ragspine.service.schemas import CacheInfo, ServiceAskResponse
@@ -47,6 +49,7 @@ FAQ_ROUTE = "faq"
 class _Opened:
     rag: Engine
     index_stamp: object
+    profile_generation: int = 0
 
 
 class Answerer:
@@ -74,6 +77,8 @@ class Answerer:
         # instead of queueing without limit while every client times out.
         self._pending = 0
         self._pending_lock = threading.Lock()
+        # Bumped when the profile changes (a label mapped): each thread opens new engines.
+        self._profile_generation = 0
 
     async def run(self, func: Callable[[], T]) -> T:
         """Run ``func`` on the pool (blocking store or agent work) and await its result.
@@ -103,8 +108,12 @@ class Answerer:
         *,
         reference_date: date | None,
         request_id: str,
+        previous: Sequence[str] = (),
     ) -> ServiceAskResponse:
         """The answer for ``caller``: a vetted FAQ item when one matches, else the agent's.
+
+        ``previous`` are the conversation's earlier user questions (``chat_history``); a FAQ
+        item never matches a follow-up, which names a slot or asks for a figure.
 
         Raises ``UsageError`` for an empty or over-long question and an unsupported date.
         """
@@ -118,13 +127,22 @@ class Answerer:
                 return faq_response(hit, request_id)
         entry = self._opened(caller.clearance)
         rag = entry.rag
+        earlier = usable_previous(previous, self._settings.max_question_chars)
         # One read transaction for the whole question, the index's freshness checked in it:
         # every fact and passage it reads is of the same commit, so a re-ingest landing
-        # meanwhile is not half seen.
-        with rag.store.snapshot():
+        # meanwhile is not half seen. A followed index can still move past the snapshot while
+        # the question runs; the question then starts again in a fresh one (``skew.py``).
+
+        def ask() -> AgentResult:
             self._follow(entry)
-            result = rag.ask(question, reference_date=reference_date, request_id=request_id)
-        return ServiceAskResponse(**to_response(result).model_dump(), cache=CacheInfo())
+            return rag.ask(
+                question, reference_date=reference_date, request_id=request_id, previous=earlier
+            )
+
+        result = in_one_version(rag.store.snapshot, ask)
+        return ServiceAskResponse(
+            **to_response(result, rag.profile).model_dump(), cache=CacheInfo()
+        )
 
     def engine_for(self, clearance: Sensitivity) -> Engine:
         """This thread's read-only engine for ``clearance``, its search index reopened when
@@ -137,12 +155,18 @@ class Answerer:
     def _opened(self, clearance: Sensitivity) -> _Opened:
         opened: dict[Sensitivity, _Opened] = self._local.__dict__.setdefault("opened", {})
         entry = opened.get(clearance)
-        if entry is None:
+        if entry is None or entry.profile_generation != self._profile_generation:
             rag = self.backend.open(clearance, self._provider)
             with self._lock:
                 self._all.append(rag)
-            entry = opened[clearance] = _Opened(rag, self.backend.index_stamp(rag.store))
+            entry = opened[clearance] = _Opened(
+                rag, self.backend.index_stamp(rag.store), self._profile_generation
+            )
         return entry
+
+    def profile_changed(self) -> None:
+        """The backend's profile was replaced: every thread opens engines reading it."""
+        self._profile_generation += 1
 
     def _follow(self, entry: _Opened) -> None:
         """Reopen the engine's search index when the backend's stamp moved."""

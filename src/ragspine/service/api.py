@@ -21,7 +21,7 @@ from datetime import date
 from email.message import Message
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi import Path as PathParam
 from fastapi.responses import PlainTextResponse, Response
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -34,20 +34,35 @@ from ragspine.errors import UsageError
 from ragspine.ingestion import review
 from ragspine.llm.factory import build_provider
 from ragspine.llm.protocol import LLMProvider
+from ragspine.profile.display import Names
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.embedding import check_backend
 from ragspine.service.answering import Answerer, Overloaded, paragraphs
 from ragspine.service.backends import Backend, PostgresBackend, WorkspaceBackend
+from ragspine.service.chat_history import chat_turns
+from ragspine.service.display_routes import install_display
+from ragspine.service.document_routes import documents_router
 from ragspine.service.edge import (
+    UNAVAILABLE_RETRY_SECONDS,
     Edge,
     Metrics,
     error_response,
     install_error_handlers,
     request_id_of,
 )
+from ragspine.service.fact_routes import facts_router
 from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
 from ragspine.service.jobs import InProcessJobQueue, JobFile, JobQueue, JobStatus
-from ragspine.service.keys import Authenticator, Caller, KeyStore
+from ragspine.service.keys import (
+    KEY_REQUIRED,
+    KEY_UNKNOWN,
+    NO_AUTH_NAME,
+    Authenticator,
+    Caller,
+    KeyStore,
+)
+from ragspine.service.previews import preview
+from ragspine.service.review_routes import item_out, labels_mappable, review_router
 from ragspine.service.schemas import (
     MODEL_ID,
     ApproveRequest,
@@ -57,7 +72,6 @@ from ragspine.service.schemas import (
     ChatCompletion,
     ChatCompletionRequest,
     ErrorResponse,
-    FactPreview,
     Health,
     JobAccepted,
     JobFileOut,
@@ -65,11 +79,9 @@ from ragspine.service.schemas import (
     ModelCard,
     ModelList,
     NotReady,
-    PassagePreview,
     Readiness,
     RejectRequest,
     ReviewDecision,
-    ReviewItemOut,
     ReviewList,
     ServiceAskResponse,
     SourcePreview,
@@ -78,12 +90,10 @@ from ragspine.service.settings import ServiceSettings
 from ragspine.service.uploads import new_batch_name, store_upload
 from ragspine.service.web import install_web
 from ragspine.storage.documents import ReviewItem, ReviewState
-from ragspine.storage.facts import ReviewStatus
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace
 
 UPLOAD_PATH = "/v1/ingest/jobs"
-NO_AUTH_NAME = "no-auth"
 
 
 def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -154,7 +164,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with mcp_transport():
+            yield
         service.answerer.close()
         _close_all(owned)
 
@@ -180,7 +191,15 @@ def create_app(
     _jobs(app, service)
     _review(app, service)
     _previews(app, service)
+    app.include_router(facts_router(authenticated, _errors(*_KEYED, 422)))
+    app.include_router(documents_router(authenticated, lambda *more: _errors(*_KEYED, *more)))
+    app.include_router(review_router(authenticated, json_body, _errors))
+    install_display(app, lambda: service.backend.profile, _AUTH, _errors(*_KEYED))
     install_web(app)
+    # /mcp: the MCP server's streamable HTTP transport, when the `mcp` extra is installed.
+    from ragspine.service.mcp_server.http import mount_mcp
+
+    mcp_transport = mount_mcp(app, answerer, settings, authenticator)
     return app
 
 
@@ -224,7 +243,10 @@ def _authenticator(
     from ragspine.service.pg_keys import PostgresKeyStore
 
     assert settings.database_url is not None
-    table = PostgresKeyStore(settings.database_url, schema=settings.database_schema)
+    assert isinstance(backend, PostgresBackend)
+    table = PostgresKeyStore(
+        settings.database_url, schema=settings.database_schema, database=backend.database
+    )
     owned.append(table.close)
     return table
 
@@ -235,7 +257,10 @@ def _faq(settings: ServiceSettings, backend: Backend, owned: list[Callable[[], N
     from ragspine.service.pg_faq import PostgresFaqStore, PublishedFaq
 
     assert settings.database_url is not None
-    store = PostgresFaqStore(settings.database_url, schema=settings.database_schema)
+    assert isinstance(backend, PostgresBackend)
+    store = PostgresFaqStore(
+        settings.database_url, schema=settings.database_schema, database=backend.database
+    )
     owned.append(store.close)
     return PublishedFaq(store, backend.profile)
 
@@ -251,7 +276,13 @@ def _job_queue(
     from ragspine.service.rq_jobs import RQJobQueue
 
     assert settings.database_url is not None and settings.redis_url is not None
-    queue = RQJobQueue(settings.database_url, settings.redis_url, schema=settings.database_schema)
+    assert isinstance(backend, PostgresBackend)
+    queue = RQJobQueue(
+        settings.database_url,
+        settings.redis_url,
+        schema=settings.database_schema,
+        database=backend.database,
+    )
     owned.append(queue.close)
     return queue
 
@@ -276,17 +307,11 @@ def authenticated(
     else:
         token = bearer.credentials if bearer is not None else api_key
         if not token:
-            raise HTTPException(
-                401,
-                "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
+            raise HTTPException(401, KEY_REQUIRED, headers={"WWW-Authenticate": "Bearer"})
         assert service.authenticator is not None  # create_app requires one with auth on
         found = service.authenticator.authenticate(token)
         if found is None:
-            raise HTTPException(
-                401, "the API key is unknown or revoked", headers={"WWW-Authenticate": "Bearer"}
-            )
+            raise HTTPException(401, KEY_UNKNOWN, headers={"WWW-Authenticate": "Bearer"})
         caller = found
     request.state.key_name = caller.name
     return caller
@@ -345,6 +370,7 @@ def _operations(app: FastAPI, service: _Service) -> None:
                 f"not ready: {', '.join(failing)}",
                 request_id_of(request),
                 type_="not_ready",
+                headers={"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)},
                 extra={"checks": checks},
             )
         return Response(Readiness(checks=checks).model_dump_json(), media_type="application/json")
@@ -366,7 +392,7 @@ def _readiness(service: _Service) -> dict[str, str]:
     if service.jobs is None:
         checks["jobs"] = "not configured"
     else:
-        checks["jobs"] = "ok" if service.jobs.healthy() else "not running"
+        checks["jobs"] = service.jobs.readiness()
     return checks
 
 
@@ -380,13 +406,15 @@ async def _answer(
     question: str,
     reference_date: date | None,
     endpoint: str,
+    previous: list[str],
 ) -> ServiceAskResponse:
-    """The whole answer, every gate and guard decided, before anything is sent."""
+    """The whole answer, every gate and guard decided, before anything is sent; ``previous``
+    are the conversation's earlier user questions (``service.chat_history``)."""
     rid = request_id_of(request)
     started = time.perf_counter()
     answer = await service.answerer.run(
         lambda: service.answerer.answer(
-            question, caller, reference_date=reference_date, request_id=rid
+            question, caller, reference_date=reference_date, request_id=rid, previous=previous
         )
     )
     service.metrics.answers.labels(endpoint, answer.route, answer.answer_kind).inc()
@@ -406,7 +434,9 @@ def _answers(app: FastAPI, service: _Service) -> None:
     async def ask(request: Request, body: AskRequest, caller: CallerDep) -> ServiceAskResponse:
         """Answer one question with its sources; ``cache.hit`` says a vetted FAQ item
         answered."""
-        return await _answer(service, request, caller, body.question, body.reference_date, "ask")
+        return await _answer(
+            service, request, caller, body.question, body.reference_date, "ask", body.history
+        )
 
     @app.post(
         "/v1/ask/stream",
@@ -419,7 +449,7 @@ def _answers(app: FastAPI, service: _Service) -> None:
         cache block), one ``part`` per paragraph, ``sources``, then ``done``. The answer is
         complete before the first byte, so an error is still a JSON error response."""
         answer = await _answer(
-            service, request, caller, body.question, body.reference_date, "ask_stream"
+            service, request, caller, body.question, body.reference_date, "ask_stream", body.history
         )
         return EventSourceResponse(_ask_events(answer))
 
@@ -438,6 +468,7 @@ def _ask_events(answer: ServiceAskResponse) -> Iterator[bytes]:
             "clarification": answer.clarification.model_dump(),
             "cache": answer.cache.model_dump(),
             "tool_results": answer.tool_results,
+            "language": answer.language,
         },
     )
     for index, text in enumerate(paragraphs(answer.answer)):
@@ -447,20 +478,6 @@ def _ask_events(answer: ServiceAskResponse) -> Iterator[bytes]:
 
 
 # --- OpenAI-compatible chat ------------------------------------------------------------------
-
-
-def _question_of(body: ChatCompletionRequest) -> str:
-    for message in reversed(body.messages):
-        if message.role == "user":
-            content = message.content
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                return "".join(
-                    str(part.get("text", "")) for part in content if part.get("type") == "text"
-                )
-            break
-    raise UsageError("the messages hold no user message to answer")
 
 
 def sources_text(sources: list[SourceRef]) -> str:
@@ -488,11 +505,12 @@ def _chat(app: FastAPI, service: _Service) -> None:
     async def chat_completions(
         request: Request, body: ChatCompletionRequest, caller: CallerDep
     ) -> Response:
-        """OpenAI-compatible chat: the last user message is the question; the reply names its
+        """OpenAI-compatible chat: the last user message is the question, and the earlier user
+        messages the conversation a follow-up takes its missing slots from; the reply names its
         sources and carries them in ``sources``. ``stream`` sends ``chat.completion.chunk``
         events ending with ``data: [DONE]``."""
-        question = _question_of(body)
-        answer = await _answer(service, request, caller, question, None, "chat")
+        question, previous = chat_turns(body.messages)
+        answer = await _answer(service, request, caller, question, None, "chat", previous)
         created = int(time.time())
         completion_id = f"chatcmpl-{answer.request_id}"
         if body.stream:
@@ -553,10 +571,19 @@ def _jobs(app: FastAPI, service: _Service) -> None:
     async def submit_job(
         caller: CallerDep,
         files: Annotated[list[UploadFile], File(description="One or more documents.")],
+        include_hidden: Annotated[
+            bool,
+            Form(
+                description="Also read hidden sheets, rows, columns, slides and Word text, "
+                "which are otherwise skipped and counted; a figure read from them never "
+                "outranks a visible one (`ragspine ingest --include-hidden`)."
+            ),
+        ] = False,
     ) -> JobAccepted:
         """Store the uploaded files (in the workspace, or with the job in PostgreSQL) and queue
         them for ingestion; each is ingested as the document ``uploads/<key name>/<file
-        name>``."""
+        name>``. Hidden content is skipped, and counted in each file's result ("3 hidden
+        cells skipped"), unless ``include_hidden`` is true."""
         jobs = service.jobs
         if jobs is None:
             raise HTTPException(503, "ingestion jobs are not enabled on this service")
@@ -566,9 +593,22 @@ def _jobs(app: FastAPI, service: _Service) -> None:
             )
         batch = new_batch_name()
         stored = await service.answerer.run(lambda: _store_uploads(service, caller, batch, files))
-        job_id = await service.answerer.run(lambda: jobs.submit(stored, submitter=caller.name))
+        try:
+            job_id = await service.answerer.run(
+                lambda: jobs.submit(
+                    stored,
+                    submitter=caller.name,
+                    clearance=caller.clearance,
+                    include_hidden=include_hidden,
+                )
+            )
+        except BaseException:
+            # Not queued (the queue unavailable, the store failing): nothing of it stays.
+            shutil.rmtree(service.backend.uploads_folder / batch, ignore_errors=True)
+            raise
         service.backend.submitted(service.backend.uploads_folder / batch)
-        return JobAccepted(job_id=job_id)
+        waiting = await service.answerer.run(jobs.readiness)
+        return JobAccepted(job_id=job_id, note=_waiting_note(waiting))
 
     @app.get(
         "/v1/jobs/{job_id}",
@@ -585,6 +625,13 @@ def _jobs(app: FastAPI, service: _Service) -> None:
         if status is None or status.submitter != caller.name:
             raise HTTPException(404, "no such job")
         return _job_out(status)
+
+
+def _waiting_note(readiness: str) -> str:
+    """What an accepted upload is told when no worker would take it now."""
+    if readiness == "ok":
+        return ""
+    return f"queued, {readiness}: the job runs once a worker is serving the queue"
 
 
 def _store_uploads(
@@ -655,7 +702,9 @@ def _review(app: FastAPI, service: _Service) -> None:
             items = store.list_review(None if state == "all" else ReviewState(state))
             return review.visible_to(items, caller.clearance)
 
-        return ReviewList(items=[_item_out(i) for i in await service.answerer.run(read)])
+        mappable = labels_mappable(service.backend)
+        items = await service.answerer.run(read)
+        return ReviewList(items=[item_out(i, mappable=mappable) for i in items])
 
     @app.post(
         "/v1/review/{item_id}/approve",
@@ -704,22 +753,8 @@ def _decide(
     if item is None or not caller.clearance.allows(Sensitivity.parse(item.sensitivity)):
         raise HTTPException(404, f"no review item {item_id}")
     decided, changed = service.backend.decide(decision)
-    return ReviewDecision(item=_item_out(decided), changed=changed)
-
-
-def _item_out(item: ReviewItem) -> ReviewItemOut:
-    return ReviewItemOut(
-        item_id=item.item_id,
-        doc=item.doc_id,
-        locator=item.locator,
-        reason=item.reason,
-        detail=item.detail,
-        state=item.state.value,
-        sensitivity=item.sensitivity,
-        proposed=item.proposed,
-        corrected_value=item.corrected_value,
-        created_at=item.created_at,
-        resolved_at=item.resolved_at,
+    return ReviewDecision(
+        item=item_out(decided, mappable=labels_mappable(service.backend)), changed=changed
     )
 
 
@@ -737,6 +772,7 @@ def _previews(app: FastAPI, service: _Service) -> None:
         caller: CallerDep,
         doc: Annotated[str, Query(min_length=1, max_length=1_000)],
         locator: Annotated[str, Query(min_length=1, max_length=1_000)],
+        lang: Annotated[Literal["zh", "en"], Query()] = "en",
     ) -> SourcePreview:
         """The cells or passage behind a source; 404 when none exists within the caller's
         clearance (the same answer as for a source that was never ingested)."""
@@ -746,53 +782,12 @@ def _previews(app: FastAPI, service: _Service) -> None:
                 doc,
                 locator,
                 caller.clearance,
+                Names(service.backend.profile, lang),
             )
         )
         if found is None:
             raise HTTPException(404, "no such source")
         return found
-
-
-def preview(
-    store: WorkspaceStoreProtocol, doc: str, locator: str, clearance: Sensitivity
-) -> SourcePreview | None:
-    """The approved facts and the admitted passages at ``doc`` · ``locator`` that
-    ``clearance`` covers; ``None`` when there is none."""
-
-    def visible(level: str) -> bool:
-        return clearance.allows(Sensitivity.parse(level))
-
-    facts = [
-        FactPreview(
-            doc=f.source_doc_id,
-            locator=f.source_locator,
-            value=f.value,
-            unit=f.unit,
-            metric=f.metric_code,
-            entity=f.entity,
-            period=f.period,
-            period_type=f.period_type,
-            channel=f.channel,
-        )
-        for f in store.list_facts(doc_id=doc, review_status=ReviewStatus.APPROVED)
-        if f.source_locator == locator and visible(f.sensitivity)
-    ]
-    held = set(store.held_locators().get(doc, ()))
-    passages = [
-        PassagePreview(doc=c.doc_id, locator=c.locator, title=c.title, text=c.text)
-        for c in store.list_chunks(doc)
-        if c.locator == locator and not c.held and visible(c.sensitivity)
-    ]
-    if not passages and locator not in held:
-        # A single block (a paragraph of a multi-paragraph passage, a table caption...).
-        passages = [
-            PassagePreview(doc=b.doc_id, locator=b.locator, title=b.title, text=b.text)
-            for b in store.list_blocks(doc)
-            if b.locator == locator and visible(b.sensitivity)
-        ]
-    if not facts and not passages:
-        return None
-    return SourcePreview(doc=doc, locator=locator, facts=facts, passages=passages)
 
 
 def app_from_env() -> FastAPI:

@@ -26,7 +26,7 @@ from ragspine.workspace import Workspace
 
 if TYPE_CHECKING:
     from ragspine.retrieval.follower import IndexFollower
-    from ragspine.storage.postgres import PostgresWorkspaceStore
+    from ragspine.storage.postgres import PostgresDatabase, PostgresWorkspaceStore
 
 T = TypeVar("T")
 
@@ -121,7 +121,8 @@ class WorkspaceBackend:
 class PostgresBackend:
     """A PostgreSQL deployment: one read-only store and one followed index for the whole
     process (both thread-safe), shared by every thread's and clearance's engine, and a
-    writable store for review decisions."""
+    writable store for review decisions, whose pool (:attr:`database`) the process's API keys,
+    FAQ and job rows share."""
 
     def __init__(self, settings: ServiceSettings) -> None:
         from ragspine.storage.postgres import PostgresWorkspaceStore
@@ -156,6 +157,12 @@ class PostgresBackend:
             read_only=True,
         )
 
+    @property
+    def database(self) -> PostgresDatabase:
+        """The process's read-write pool on the deployment's schema (closed with the backend)."""
+        assert self._writer is not None
+        return self._writer.database
+
     def index_stamp(self, store: WorkspaceStoreProtocol) -> None:
         """Always ``None``: the follower keeps the one index current by itself."""
 
@@ -168,6 +175,10 @@ class PostgresBackend:
             ("index", self.follower.catch_up),
         )
         for name, check in checks_to_run:
+            if checks and checks["store"] != "ok":
+                # The database does not answer: the catch-up would wait for it once more.
+                checks[name] = "not checked (the store failed)"
+                continue
             try:
                 check()
                 checks[name] = "ok"
@@ -181,6 +192,17 @@ class PostgresBackend:
         # The change log carries the decision to every replica; this one applies it now.
         self.follower.catch_up()
         return result
+
+    def remove_document(self, doc_id: str, clearance: Sensitivity, audit: str) -> bool:
+        """Retire a document the ``clearance`` covers (``False``: none such it may see), with
+        an audit entry; this process's index drops it now, the others' through the log."""
+        assert self._writer is not None
+        record = self._writer.get_document(doc_id)
+        if record is None or not clearance.allows(Sensitivity.parse(record.sensitivity)):
+            return False
+        removed = self._writer.remove_document(doc_id, audit=audit)
+        self.follower.catch_up()
+        return removed
 
     def submitted(self, batch: Path) -> None:
         # The job's rows hold the bytes now; the workers never read this folder.

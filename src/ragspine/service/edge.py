@@ -22,7 +22,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ragspine.errors import RagSpineError, mapping_for, withheld
+from ragspine.errors import RagSpineError, UnavailableError, mapping_for, withheld
 
 ACCESS_LOG = logging.getLogger("ragspine.access")
 _LOG = logging.getLogger("ragspine.service")
@@ -31,6 +31,9 @@ REQUEST_ID_HEADER = "X-Request-ID"
 # A client's id is kept only when it is short and plain, so it is safe in logs and headers.
 _WELL_FORMED_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 UNMATCHED = "<unmatched>"
+# Seconds a client is asked to wait after a 503 for a store or queue that does not answer: a
+# database restart or a lost pooled connection is over in a few seconds.
+UNAVAILABLE_RETRY_SECONDS = 2
 
 _TYPES = {
     400: "bad_request",
@@ -131,10 +134,19 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, RagSpineError)
         mapping = mapping_for(exc)
         rid = request_id_of(request)
+        # A 503 is a store or a queue that does not answer now: the client may retry.
+        headers = (
+            {"Retry-After": str(UNAVAILABLE_RETRY_SECONDS)} if mapping.http_status == 503 else None
+        )
+        if isinstance(exc, UnavailableError):
+            # Written for the caller (what is down and that nothing was done), never input.
+            return error_response(503, str(exc), rid, type_=mapping.type, headers=headers)
         if mapping.http_status >= 500:
             _LOG.error("request %s failed: %s: %s", rid, type(exc).__name__, exc)
             message = f"the service could not answer ({mapping.type}); see request {rid}"
-            return error_response(mapping.http_status, message, rid, type_=mapping.type)
+            return error_response(
+                mapping.http_status, message, rid, type_=mapping.type, headers=headers
+            )
         return error_response(mapping.http_status, str(exc), rid, type_=mapping.type)
 
     app.add_exception_handler(StarletteHTTPException, http_error)

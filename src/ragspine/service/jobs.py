@@ -7,11 +7,8 @@ path on RQ workers behind the same Protocol.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
-import re
 import sqlite3
 import threading
 import uuid
@@ -22,8 +19,11 @@ from pathlib import Path
 from typing import Protocol
 
 from ragspine.errors import RagSpineError, UsageError, withheld
-from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest
+from ragspine.ingestion.model import hidden_note
+from ragspine.ingestion.pipeline import FileResult, Outcome, SourceFile, ingest
+from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.service.owner_lock import OwnerLock
 from ragspine.service.service_db import ServiceDb
 from ragspine.storage.facts import utc_timestamp
 from ragspine.workspace import QUEUES_NAME, Workspace
@@ -34,6 +34,31 @@ class JobState(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    # Ran, but a newer upload of one of its documents had been written first: that file was
+    # left alone (its result says ``superseded``), since the newest upload wins.
+    SUPERSEDED = "superseded"
+    # Withdrawn by an operator before it ran (``ragspine jobs cancel``).
+    CANCELED = "canceled"
+
+
+# The states a job ends in: nothing runs it again unless it is sent (or requeued) again.
+FINAL_STATES = frozenset({JobState.DONE, JobState.FAILED, JobState.SUPERSEDED, JobState.CANCELED})
+# The outcome of a file a newer upload of its document overtook.
+SUPERSEDED_OUTCOME = "superseded"
+
+
+def superseded_result(name: str, doc_id: str) -> JobFileResult:
+    """The result of a file left alone because a newer upload of its document was written."""
+    return JobFileResult(
+        name,
+        SUPERSEDED_OUTCOME,
+        error=f"a newer upload of {doc_id} was ingested first; this older one was not",
+    )
+
+
+def final_state(outcomes: list[str]) -> JobState:
+    """A job that ran: ``superseded`` when a newer upload overtook any of its files."""
+    return JobState.SUPERSEDED if SUPERSEDED_OUTCOME in outcomes else JobState.DONE
 
 
 @dataclass(frozen=True)
@@ -85,15 +110,25 @@ class JobStatus:
 class JobQueue(Protocol):
     """Accepts uploads for ingestion and reports on them."""
 
-    def submit(self, files: list[JobFile], *, submitter: str = "") -> str:
+    def submit(
+        self,
+        files: list[JobFile],
+        *,
+        submitter: str = "",
+        clearance: Sensitivity = Sensitivity.RESTRICTED,
+        include_hidden: bool = False,
+    ) -> str:
         """Queue the files as one job; returns its id. The files are already in the workspace;
-        ``submitter`` names the key that sent them (its status is that key's to read)."""
+        ``submitter`` names the key that sent them (its status is that key's to read), and
+        ``clearance`` is that key's: the job is ingested with it as the writer's clearance,
+        so a conflict with a fact above it is resolved per clearance (see ``ingest``).
+        ``include_hidden`` is ``ingest``'s: the worker reads the files' hidden content too."""
         ...
 
     def status(self, job_id: str) -> JobStatus | None: ...
 
-    def healthy(self) -> bool:
-        """Whether jobs are being run (for ``/readyz``)."""
+    def readiness(self) -> str:
+        """ "ok" when jobs are being run, why not otherwise (``/readyz``'s jobs check)."""
         ...
 
     def close(self) -> None: ...
@@ -160,7 +195,14 @@ class InProcessJobQueue:
         for thread in self._threads:
             thread.start()
 
-    def submit(self, files: list[JobFile], *, submitter: str = "") -> str:
+    def submit(
+        self,
+        files: list[JobFile],
+        *,
+        submitter: str = "",
+        clearance: Sensitivity = Sensitivity.RESTRICTED,
+        include_hidden: bool = False,
+    ) -> str:
         if not files:
             raise UsageError("a job needs at least one file")
         uploads = self._workspace.uploads_path.resolve()
@@ -176,15 +218,25 @@ class InProcessJobQueue:
         now = utc_timestamp()
         with self._db.transaction() as conn:
             conn.execute(
-                "INSERT INTO jobs (job_id, state, submitter, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (job_id, JobState.QUEUED.value, submitter, now, now),
+                "INSERT INTO jobs (job_id, state, submitter, clearance, include_hidden, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    job_id,
+                    JobState.QUEUED.value,
+                    submitter,
+                    Sensitivity.parse(clearance).value,
+                    int(include_hidden),
+                    now,
+                    now,
+                ),
             )
+            # Each file's place in the order uploads arrived (the write lock orders them).
+            (last,) = conn.execute("SELECT coalesce(max(upload_seq), 0) FROM job_files").fetchone()
             conn.executemany(
-                "INSERT INTO job_files (job_id, position, name, path, doc_id) "
-                "VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO job_files (job_id, position, name, path, doc_id, upload_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (job_id, n, f.name, str(f.path.resolve()), f.document)
+                    (job_id, n, f.name, str(f.path.resolve()), f.document, int(last) + 1 + n)
                     for n, f in enumerate(files)
                 ],
             )
@@ -223,8 +275,9 @@ class InProcessJobQueue:
             submitter,
         )
 
-    def healthy(self) -> bool:
-        return not self._stop.is_set() and all(t.is_alive() for t in self._threads)
+    def readiness(self) -> str:
+        running = not self._stop.is_set() and all(t.is_alive() for t in self._threads)
+        return "ok" if running else "not running"
 
     def close(self) -> None:
         """Stop the workers, waiting for the file each is ingesting (its own safety limits
@@ -266,18 +319,21 @@ class InProcessJobQueue:
         return str(row[0])
 
     def _run(self, job_id: str) -> None:
-        pending = (
-            self._db.connection()
-            .execute(
-                "SELECT position, path, doc_id FROM job_files WHERE job_id = ? AND outcome = '' "
-                "ORDER BY position",
-                (job_id,),
-            )
-            .fetchall()
-        )
+        conn = self._db.connection()
+        pending = conn.execute(
+            "SELECT position, path, doc_id, upload_seq FROM job_files "
+            "WHERE job_id = ? AND outcome = '' ORDER BY position",
+            (job_id,),
+        ).fetchall()
+        clearance, include_hidden = conn.execute(
+            "SELECT clearance, include_hidden FROM jobs WHERE job_id = ?", (job_id,)
+        ).fetchone()
         try:
             finished = self._ingest(
-                job_id, [(n, Path(p), d or Path(p).name) for n, p, d in pending]
+                job_id,
+                [(n, Path(p), d or Path(p).name, int(seq)) for n, p, d, seq in pending],
+                Sensitivity.parse(clearance),
+                include_hidden=bool(include_hidden),
             )
         except RagSpineError as exc:
             self._finish(job_id, JobState.FAILED, str(exc))
@@ -285,27 +341,52 @@ class InProcessJobQueue:
             self._finish(job_id, JobState.FAILED, f"unexpected {type(exc).__name__}: {exc}")
         else:
             if finished:
-                self._finish(job_id, JobState.DONE)
+                outcomes = [
+                    str(outcome)
+                    for (outcome,) in conn.execute(
+                        "SELECT outcome FROM job_files WHERE job_id = ?", (job_id,)
+                    )
+                ]
+                self._finish(job_id, final_state(outcomes))
             else:
                 with self._db.transaction() as conn:
                     self._set_state(conn, job_id, JobState.QUEUED)
 
-    def _ingest(self, job_id: str, files: list[tuple[int, Path, str]]) -> bool:
+    def _ingest(
+        self,
+        job_id: str,
+        files: list[tuple[int, Path, str, int]],
+        clearance: Sensitivity,
+        *,
+        include_hidden: bool,
+    ) -> bool:
         """Ingest the job's unfinished files and refresh the indexes; ``False`` when the queue
-        was closed before the last file (what was ingested stays; the rest runs later)."""
-        sources = [SourceFile(doc_id, path) for _, path, doc_id in files]
-        done = iter(files)
+        was closed before the last file (what was ingested stays; the rest runs later).
 
-        def record(result: FileResult) -> None:
-            position, path, _ = next(done)
-            self._record(job_id, position, path, result)
-            if self._stop.is_set():
-                raise _Stopping
-
+        Under the write lock, a file whose document already holds a newer upload is left
+        alone (``superseded``): whichever job runs first, the newest upload wins."""
         ws = self._workspace
         with ws.write_lock(), ws.fact_store() as store:
+            current = [f for f in files if not self._overtaken(job_id, f)]
+            sources = [SourceFile(doc_id, path) for _, path, doc_id, _ in current]
+            done = iter(current)
+
+            def record(result: FileResult) -> None:
+                position, path, doc_id, seq = next(done)
+                self._record(job_id, position, path, result, (doc_id, seq))
+                if self._stop.is_set():
+                    raise _Stopping
+
             try:
-                ingest([], store, ws.profile(), files=sources, on_file=record)
+                ingest(
+                    [],
+                    store,
+                    ws.profile(),
+                    files=sources,
+                    on_file=record,
+                    clearance=clearance,
+                    include_hidden=include_hidden,
+                )
                 finished = True
             except _Stopping:
                 finished = False
@@ -313,7 +394,32 @@ class InProcessJobQueue:
             refresh_indexes(ws, store, dense=self._dense)
         return finished
 
-    def _record(self, job_id: str, position: int, path: Path, result: FileResult) -> None:
+    def _overtaken(self, job_id: str, file: tuple[int, Path, str, int]) -> bool:
+        """Record the file as superseded when its document holds a newer upload already."""
+        position, path, doc_id, seq = file
+        row = (
+            self._db.connection()
+            .execute("SELECT upload_seq FROM document_uploads WHERE doc_id = ?", (doc_id,))
+            .fetchone()
+        )
+        if row is None or int(row[0]) <= seq:
+            return False
+        result = superseded_result(path.name, doc_id)
+        with self._db.transaction() as conn:
+            conn.execute(
+                "UPDATE job_files SET outcome = ?, error = ? WHERE job_id = ? AND position = ?",
+                (result.outcome, result.error, job_id, position),
+            )
+        return True
+
+    def _record(
+        self,
+        job_id: str,
+        position: int,
+        path: Path,
+        result: FileResult,
+        upload: tuple[str, int],
+    ) -> None:
         def hide(text: str) -> str:
             # The stored path is the server's business: a result names the file only.
             return text.replace(str(path), path.name)
@@ -327,7 +433,7 @@ class InProcessJobQueue:
                     result.facts,
                     result.blocks,
                     result.review,
-                    json.dumps([hide(w) for w in result.warnings], ensure_ascii=False),
+                    json.dumps([hide(w) for w in result_notes(path, result)], ensure_ascii=False),
                     hide(result.error),
                     job_id,
                     position,
@@ -336,6 +442,14 @@ class InProcessJobQueue:
             conn.execute(
                 "UPDATE jobs SET updated_at = ? WHERE job_id = ?", (utc_timestamp(), job_id)
             )
+            if result.outcome is not Outcome.FAILED:
+                # The document holds this upload now (or already did: same bytes).
+                conn.execute(
+                    "INSERT INTO document_uploads (doc_id, upload_seq, job_id) VALUES (?, ?, ?) "
+                    "ON CONFLICT (doc_id) DO UPDATE SET upload_seq = excluded.upload_seq, "
+                    "job_id = excluded.job_id WHERE upload_seq < excluded.upload_seq",
+                    (*upload, job_id),
+                )
 
     def _finish(self, job_id: str, state: JobState, error: str = "") -> None:
         with self._db.transaction() as conn:
@@ -399,53 +513,12 @@ class InProcessJobQueue:
         )
 
 
+def result_notes(path: Path, result: FileResult) -> tuple[str, ...]:
+    """A file's warnings as its job result shows them: the ingest report's, and what hidden
+    content was skipped ("3 hidden cells skipped")."""
+    skipped = hidden_note(path.suffix.lower().lstrip("."), result.hidden)
+    return (*result.warnings, *((skipped,) if skipped else ()))
+
+
 class _Stopping(Exception):
     """Raised from the per-file callback to end a job early when the queue closes."""
-
-
-class OwnerLock:
-    """A lock file ``<folder>/<name>.lock`` held for as long as its holder runs: while it is
-    held, what the holder owns (the jobs a queue claimed, a worker's scratch folder) is its
-    own; once free (the process ended, even by ``kill -9``), it is an orphan."""
-
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(exist_ok=True)
-        self.folder = folder
-        self.name = uuid.uuid4().hex
-        self._fd: int | None = os.open(self._path(self.name), os.O_RDWR | os.O_CREAT, 0o644)
-        fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def is_alive(self, owner: str) -> bool:
-        if owner == self.name and self._fd is not None:
-            return True
-        if not re.fullmatch(r"[0-9a-f]{32}", owner):
-            return False
-        try:
-            fd = os.open(self._path(owner), os.O_RDWR)
-        except FileNotFoundError:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        finally:
-            os.close(fd)
-        self._path(owner).unlink(missing_ok=True)
-        return False
-
-    def others_alive(self) -> bool:
-        """Whether another holder of a lock in this folder still runs."""
-        return any(
-            self.is_alive(lock.stem)
-            for lock in self.folder.glob("*.lock")
-            if lock.stem != self.name
-        )
-
-    def release(self) -> None:
-        if self._fd is not None:
-            self._path(self.name).unlink(missing_ok=True)
-            os.close(self._fd)
-            self._fd = None
-
-    def _path(self, owner: str) -> Path:
-        return self.folder / f"{owner}.lock"

@@ -35,6 +35,12 @@ class Authenticator(Protocol):
     def authenticate(self, token: str) -> Caller | None: ...
 
 
+# The caller of a service run with --no-auth.
+NO_AUTH_NAME = "no-auth"
+# The 401 messages, the same on /v1 and on /mcp.
+KEY_REQUIRED = "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'"
+KEY_UNKNOWN = "the API key is unknown or revoked"
+
 # Tokens carry a recognisable prefix so a leaked one is easy to spot (and to grep for).
 TOKEN_PREFIX = "rsk_"
 # How much of a token is kept in clear for display: the prefix and 8 of its 43 random

@@ -29,7 +29,7 @@ from ragspine.profile.model import DomainProfile  # noqa: E402
 from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
 from ragspine.service.faq.faq_cache import FaqCache, FaqHit  # noqa: E402
 from ragspine.service.faq.items import FaqItem  # noqa: E402
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
 from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
 
 _log = logging.getLogger(__name__)
@@ -80,8 +80,12 @@ def item_from_json(data: dict[str, Any]) -> FaqItem:
 class PostgresFaqStore:
     """The published FAQ items of one deployment's schema."""
 
-    def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = open_checked(url, schema=schema)
+    def __init__(
+        self, url: str, *, schema: str = DEFAULT_SCHEMA, database: PostgresDatabase | None = None
+    ) -> None:
+        # ``database``: a pool this process already holds on the schema (its owner closes it).
+        self._owns_db = database is None
+        self._db = open_checked(url, schema=schema) if database is None else database
 
     def describe(self) -> str:
         return self._db.describe()
@@ -127,7 +131,8 @@ class PostgresFaqStore:
         return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
 
     def close(self) -> None:
-        self._db.close()
+        if self._owns_db:
+            self._db.close()
 
     def __enter__(self) -> Self:
         return self

@@ -21,7 +21,13 @@ import psycopg  # noqa: E402
 from psycopg.types.json import Jsonb  # noqa: E402
 
 from ragspine.errors import StoreError  # noqa: E402
-from ragspine.service.jobs import JobFileResult, JobState, JobStatus  # noqa: E402
+from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
+from ragspine.service.jobs import (  # noqa: E402
+    JobFileResult,
+    JobState,
+    JobStatus,
+    final_state,
+)
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
 from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
@@ -48,12 +54,21 @@ class PendingFile:
     name: str
     doc_id: str
     content: bytes
+    # The file's place in the order uploads arrived (the higher, the newer upload).
+    upload_seq: int = 0
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
 
 
-def job_id_for(files: Sequence[StoredFile], submitter: str) -> str:
-    """The job's id, a digest of who sent which bytes as which documents: the same upload
-    sent twice is one job (a retried request does not ingest twice)."""
+def job_id_for(files: Sequence[StoredFile], submitter: str, include_hidden: bool = False) -> str:
+    """The job's id, a digest of who sent which bytes as which documents, and how they are
+    read: the same upload sent twice is one job (a retried request does not ingest twice),
+    and sent again to read its hidden content another."""
     digest = hashlib.sha256(f"ragspine-job\0{submitter}".encode())
+    if include_hidden:
+        digest.update(b"\0include_hidden")
     for file in files:
         digest.update(f"\0{file.doc_id}\0{file.content_hash}".encode())
     return digest.hexdigest()[:32]
@@ -62,21 +77,34 @@ def job_id_for(files: Sequence[StoredFile], submitter: str) -> str:
 class PostgresJobTable:
     """The ``jobs`` and ``job_files`` tables of one deployment's schema."""
 
-    def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = open_checked(url, schema=schema)
+    def __init__(
+        self, url: str, *, schema: str = DEFAULT_SCHEMA, database: PostgresDatabase | None = None
+    ) -> None:
+        # ``database``: a pool this process already holds on the schema (its owner closes it).
+        self._owns_db = database is None
+        self._db = open_checked(url, schema=schema) if database is None else database
 
     @property
     def database(self) -> PostgresDatabase:
         return self._db
 
-    def insert(self, job_id: str, files: Sequence[StoredFile], submitter: str) -> bool:
+    def insert(
+        self,
+        job_id: str,
+        files: Sequence[StoredFile],
+        submitter: str,
+        clearance: Sensitivity = Sensitivity.RESTRICTED,
+        include_hidden: bool = False,
+    ) -> bool:
         """Record a new queued job; ``False`` when the job already exists (nothing changes)."""
         now = utc_timestamp()
+        level = Sensitivity.parse(clearance).value
         with self._transaction("record a job") as conn:
             inserted = conn.execute(
-                "INSERT INTO jobs (job_id, state, submitter, created_at, updated_at) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (job_id) DO NOTHING",
-                (job_id, JobState.QUEUED.value, submitter, now, now),
+                "INSERT INTO jobs (job_id, state, submitter, clearance, include_hidden, "
+                "created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (job_id) DO NOTHING",
+                (job_id, JobState.QUEUED.value, submitter, level, include_hidden, now, now),
             ).rowcount
             if not inserted:
                 return False
@@ -124,23 +152,64 @@ class PostgresJobTable:
             submitter,
         )
 
+    def clearance(self, job_id: str) -> Sensitivity:
+        """The clearance the job was submitted with (PUBLIC for an unknown job)."""
+        with self._read("read a job") as conn:
+            row = conn.execute("SELECT clearance FROM jobs WHERE job_id = %s", (job_id,)).fetchone()
+        return Sensitivity.parse(row[0]) if row is not None else Sensitivity.PUBLIC
+
+    def include_hidden(self, job_id: str) -> bool:
+        """Whether the job reads hidden content (``False`` for an unknown job)."""
+        with self._read("read a job") as conn:
+            row = conn.execute(
+                "SELECT include_hidden FROM jobs WHERE job_id = %s", (job_id,)
+            ).fetchone()
+        return row is not None and bool(row[0])
+
     def start(self, job_id: str) -> list[PendingFile] | None:
         """Mark the job running (one more attempt) and return its unfinished files; ``None``
-        when there is no such job or it is already done (a duplicate delivery)."""
+        when there is no such job or it is no longer to run (a duplicate delivery of a job
+        that ended). The caller holds the job's lease (``service.job_lease``)."""
         with self._transaction("start a job") as conn:
             row = conn.execute(
                 "UPDATE jobs SET state = %s, attempts = attempts + 1, updated_at = %s "
-                "WHERE job_id = %s AND state <> %s RETURNING job_id",
-                (JobState.RUNNING.value, utc_timestamp(), job_id, JobState.DONE.value),
+                "WHERE job_id = %s AND state IN (%s, %s) RETURNING job_id",
+                (
+                    JobState.RUNNING.value,
+                    utc_timestamp(),
+                    job_id,
+                    JobState.QUEUED.value,
+                    JobState.RUNNING.value,
+                ),
             ).fetchone()
             if row is None:
                 return None
             rows = conn.execute(
-                "SELECT position, name, doc_id, content FROM job_files "
+                "SELECT position, name, doc_id, content, upload_seq FROM job_files "
                 "WHERE job_id = %s AND outcome = '' ORDER BY position",
                 (job_id,),
             ).fetchall()
-        return [PendingFile(int(p), name, doc_id, bytes(data)) for p, name, doc_id, data in rows]
+        return [
+            PendingFile(int(p), name, doc_id, bytes(data), int(seq))
+            for p, name, doc_id, data, seq in rows
+        ]
+
+    def finish(self, job_id: str) -> JobState:
+        """End a job that ran: ``superseded`` when a newer upload overtook any of its files,
+        ``done`` otherwise."""
+        with self._transaction("finish a job") as conn:
+            outcomes = [
+                str(outcome)
+                for (outcome,) in conn.execute(
+                    "SELECT outcome FROM job_files WHERE job_id = %s", (job_id,)
+                )
+            ]
+            state = final_state(outcomes)
+            conn.execute(
+                "UPDATE jobs SET state = %s, error = '', updated_at = %s WHERE job_id = %s",
+                (state.value, utc_timestamp(), job_id),
+            )
+        return state
 
     def record(self, job_id: str, position: int, result: JobFileResult) -> None:
         """Store one finished file's result."""
@@ -170,17 +239,51 @@ class PostgresJobTable:
                 (state.value, error, utc_timestamp(), job_id),
             )
 
+    def forget(self, job_id: str) -> None:
+        """Remove a job that was never queued (its queue refused it), with its files' bytes."""
+        with self._transaction("remove a job") as conn:
+            conn.execute("DELETE FROM job_files WHERE job_id = %s", (job_id,))
+            conn.execute("DELETE FROM jobs WHERE job_id = %s", (job_id,))
+
     def requeue_failed(self, job_id: str) -> bool:
-        """Queue a failed job again (its finished files stay finished); ``False`` if it was
-        not failed."""
+        """Queue again a job sent again: one that failed or was canceled (its finished files
+        stay finished), or one that ended while a newer upload of one of its documents has
+        been written since — sent again, it is the newest upload, so it takes a new place in
+        the upload order and all its files run again. ``False`` when none of these holds."""
+        now = utc_timestamp()
         with self._transaction("queue a job again") as conn:
-            return bool(
-                conn.execute(
-                    "UPDATE jobs SET state = %s, error = '', updated_at = %s "
-                    "WHERE job_id = %s AND state = %s",
-                    (JobState.QUEUED.value, utc_timestamp(), job_id, JobState.FAILED.value),
-                ).rowcount
+            if conn.execute(
+                "UPDATE jobs SET state = %s, error = '', attempts = 0, updated_at = %s "
+                "WHERE job_id = %s AND state IN (%s, %s)",
+                (
+                    JobState.QUEUED.value,
+                    now,
+                    job_id,
+                    JobState.FAILED.value,
+                    JobState.CANCELED.value,
+                ),
+            ).rowcount:
+                return True
+            overtaken = conn.execute(
+                "SELECT 1 FROM jobs j WHERE j.job_id = %s AND j.state IN (%s, %s) AND EXISTS "
+                "(SELECT 1 FROM job_files f JOIN document_uploads u USING (doc_id) "
+                "WHERE f.job_id = j.job_id AND u.upload_seq > f.upload_seq) FOR UPDATE",
+                (job_id, JobState.DONE.value, JobState.SUPERSEDED.value),
+            ).fetchone()
+            if overtaken is None:
+                return False
+            conn.execute(
+                "UPDATE job_files SET upload_seq = nextval('upload_order'), outcome = '', "
+                "facts = 0, chunks = 0, review = 0, warnings = '[]', error = '' "
+                "WHERE job_id = %s",
+                (job_id,),
             )
+            conn.execute(
+                "UPDATE jobs SET state = %s, error = '', attempts = 0, updated_at = %s "
+                "WHERE job_id = %s",
+                (JobState.QUEUED.value, now, job_id),
+            )
+        return True
 
     def ping(self) -> bool:
         try:
@@ -191,7 +294,8 @@ class PostgresJobTable:
         return True
 
     def close(self) -> None:
-        self._db.close()
+        if self._owns_db:
+            self._db.close()
 
     @contextmanager
     def _transaction(self, action: str) -> Iterator[psycopg.Connection[Any]]:

@@ -30,15 +30,19 @@ from ragspine.service.keys import (  # noqa: E402
     token_digest,
 )
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA  # noqa: E402
+from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
 from ragspine.storage.postgres.migrations import open_checked  # noqa: E402
 
 
 class PostgresKeyStore:
     """The API keys of a deployment, in its PostgreSQL schema; an ``Authenticator``."""
 
-    def __init__(self, url: str, *, schema: str = DEFAULT_SCHEMA) -> None:
-        self._db = open_checked(url, schema=schema)
+    def __init__(
+        self, url: str, *, schema: str = DEFAULT_SCHEMA, database: PostgresDatabase | None = None
+    ) -> None:
+        # ``database``: a pool this process already holds on the schema (its owner closes it).
+        self._owns_db = database is None
+        self._db = open_checked(url, schema=schema) if database is None else database
 
     def create(self, name: str, clearance: Sensitivity | str) -> tuple[KeyInfo, str]:
         """A new key: its description and the token, which exists nowhere else afterwards."""
@@ -95,7 +99,8 @@ class PostgresKeyStore:
         return Caller(rows[0][0], Sensitivity(rows[0][1])) if rows else None
 
     def close(self) -> None:
-        self._db.close()
+        if self._owns_db:
+            self._db.close()
 
     def __enter__(self) -> Self:
         return self

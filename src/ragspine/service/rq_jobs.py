@@ -8,6 +8,8 @@ only the job's id, its retries and its place in the queue.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,13 +20,29 @@ import_optional("redis", extra="scaleout")
 
 # The extra is checked above, so these imports are sure to find rq and redis.
 import redis  # noqa: E402
-from rq import Callback, Queue, Retry, Worker  # noqa: E402
+from rq import Callback, Queue, Retry  # noqa: E402
+from rq.exceptions import NoSuchJobError  # noqa: E402
 from rq.job import Job  # noqa: E402
 
-from ragspine.errors import StoreError, UsageError  # noqa: E402
+from ragspine.errors import StoreError, UnavailableError, UsageError  # noqa: E402
+from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
 from ragspine.service.jobs import JobFile, JobState, JobStatus  # noqa: E402
 from ragspine.service.pg_jobs import PostgresJobTable, StoredFile, job_id_for  # noqa: E402
-from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, redact  # noqa: E402
+from ragspine.service.rq_liveness import REDIS_TIMEOUT_SECONDS, live_workers  # noqa: E402
+from ragspine.storage.postgres.connection import (  # noqa: E402
+    DEFAULT_SCHEMA,
+    PostgresDatabase,
+    redact,
+)
+
+_log = logging.getLogger(__name__)
+# What an upload is told when Redis does not answer (the log names the server and why).
+QUEUE_UNAVAILABLE = (
+    "the ingestion queue is unavailable (its Redis server does not answer); nothing was "
+    "stored: send the upload again later"
+)
+# `/readyz`'s jobs check when Redis answers but no worker beat lately (rq_liveness).
+NO_LIVE_WORKER = "no live worker"
 
 # What a worker runs, named by import path: the API process never imports the ingestion code.
 JOB_FUNCTION = "ragspine.service.rq_worker.run_ingest_job"
@@ -58,7 +76,11 @@ class RQJobQueue:
     ``submit`` reads each file's bytes (at most the upload limit) into the job's rows and
     enqueues the job's id; the id is a digest of the submitter and each file's document id
     and bytes, so the same upload sent twice is one job. Sending again a job that failed
-    queues it again; one whose queue entry Redis lost is queued again too.
+    queues it again; one whose queue entry Redis lost is queued again too. When Redis does
+    not answer, ``submit`` raises ``UnavailableError`` and leaves no job behind.
+
+    ``database``: a pool this process already holds on the schema, shared for the job rows
+    (its owner closes it).
     """
 
     def __init__(
@@ -69,12 +91,18 @@ class RQJobQueue:
         schema: str = DEFAULT_SCHEMA,
         queue_name: str | None = None,
         retry: RetryPolicy | None = None,
+        database: PostgresDatabase | None = None,
     ) -> None:
         self._retry = retry or RetryPolicy()
-        self._jobs = PostgresJobTable(database_url, schema=schema)
+        self._jobs = PostgresJobTable(database_url, schema=schema, database=database)
         self._redis_url = redact(redis_url)
         try:
-            self._redis = redis.Redis.from_url(redis_url)
+            # Bounded, so a Redis that stops answering fails a request instead of holding it.
+            self._redis = redis.Redis.from_url(
+                redis_url,
+                socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+                socket_timeout=REDIS_TIMEOUT_SECONDS,
+            )
             self._redis.ping()
         except (redis.RedisError, ValueError) as exc:
             self._jobs.close()
@@ -85,37 +113,42 @@ class RQJobQueue:
     def queue_name(self) -> str:
         return self._queue.name
 
-    def submit(self, files: list[JobFile], *, submitter: str = "") -> str:
+    def submit(
+        self,
+        files: list[JobFile],
+        *,
+        submitter: str = "",
+        clearance: Sensitivity = Sensitivity.RESTRICTED,
+        include_hidden: bool = False,
+    ) -> str:
         stored = _stored(files)
-        job_id = job_id_for(stored, submitter)
-        if (
-            self._jobs.insert(job_id, stored, submitter)
-            or self._jobs.requeue_failed(job_id)
-            or self._lost(job_id)
-        ):
-            self._enqueue(job_id)
+        job_id = job_id_for(stored, submitter, include_hidden)
+        # Redis first: with it down the upload is refused before anything is written.
+        self._reach_redis()
+        if self._jobs.insert(job_id, stored, submitter, clearance, include_hidden):
+            self._enqueue(job_id, new=True)
+        elif self._jobs.requeue_failed(job_id) or self._lost(job_id):
+            self._enqueue(job_id, new=False)
         return job_id
 
     def status(self, job_id: str) -> JobStatus | None:
         return self._jobs.status(job_id)
 
-    def healthy(self) -> bool:
-        """Jobs are being run: PostgreSQL and Redis answer and a worker serves the queue."""
+    def readiness(self) -> str:
+        """ "ok" when Redis answers and a worker of the queue beat within
+        ``rq_liveness.LIVE_SECONDS``; why not otherwise. (The database is the store check's.)"""
         try:
-            self._redis.ping()
-            workers = Worker.count(queue=self._queue)
+            live = live_workers(self._redis, self._queue.name)
         except redis.RedisError:
-            return False
-        return workers > 0 and self._jobs.ping()
+            return "queue unavailable (Redis does not answer)"
+        return "ok" if live else NO_LIVE_WORKER
 
     def close(self) -> None:
         self._jobs.close()
         self._redis.close()
 
     def rq_job_id(self, job_id: str) -> str:
-        """The job's id in Redis: prefixed with its queue, since the same upload sent to two
-        deployments sharing one Redis is a job of each."""
-        return f"{self._queue.name}-{job_id}"
+        return rq_job_id(self._queue.name, job_id)
 
     def _lost(self, job_id: str) -> bool:
         """A job still to run that Redis no longer holds (flushed, or never queued)."""
@@ -124,24 +157,54 @@ class RQJobQueue:
         try:
             return pending and not Job.exists(self.rq_job_id(job_id), connection=self._redis)
         except redis.RedisError as exc:
-            raise StoreError(f"cannot reach Redis at {self._redis_url}: {exc}") from exc
+            raise self._unavailable(exc) from exc
 
-    def _enqueue(self, job_id: str) -> None:
+    def _reach_redis(self) -> None:
         try:
-            self._queue.enqueue_call(
-                JOB_FUNCTION,
-                args=(job_id,),
-                job_id=self.rq_job_id(job_id),
-                timeout=self._retry.timeout,
-                retry=self._retry.rq_retry(),
-                on_failure=Callback(FAILURE_CALLBACK),
-                description=f"ingest job {job_id}",
-            )
+            self._redis.ping()
         except redis.RedisError as exc:
-            # Recorded as failed, so sending the same files again queues it once more.
-            reason = f"could not be queued: Redis at {self._redis_url}: {exc}"
-            self._jobs.set_state(job_id, JobState.FAILED, reason)
-            raise StoreError(f"job {job_id} {reason}") from exc
+            raise self._unavailable(exc) from exc
+
+    def _unavailable(self, exc: redis.RedisError) -> UnavailableError:
+        _log.warning("ingestion queue: Redis at %s does not answer: %s", self._redis_url, exc)
+        return UnavailableError(QUEUE_UNAVAILABLE)
+
+    def _enqueue(self, job_id: str, *, new: bool) -> None:
+        try:
+            enqueue(self._queue, job_id, self._retry)
+        except redis.RedisError as exc:
+            if new:
+                # Refused as a whole: the job and its bytes go, as if never sent.
+                self._jobs.forget(job_id)
+            else:
+                # A job sent before stays, failed, so sending it again queues it once more.
+                reason = "could not be queued: the ingestion queue was unavailable"
+                self._jobs.set_state(job_id, JobState.FAILED, reason)
+            raise self._unavailable(exc) from exc
+
+
+def rq_job_id(queue_name: str, job_id: str) -> str:
+    """The job's id in Redis: prefixed with its queue, since the same upload sent to two
+    deployments sharing one Redis is a job of each."""
+    return f"{queue_name}-{job_id}"
+
+
+def enqueue(queue: Queue, job_id: str, retry: RetryPolicy, *, replace: bool = False) -> None:
+    """Put the job's id on the queue for a worker; with ``replace``, whatever Redis still holds
+    of an earlier delivery (a dead worker's, a finished one's) is deleted first."""
+    rq_id = rq_job_id(queue.name, job_id)
+    if replace:
+        with contextlib.suppress(NoSuchJobError):
+            Job.fetch(rq_id, connection=queue.connection).delete()
+    queue.enqueue_call(
+        JOB_FUNCTION,
+        args=(job_id,),
+        job_id=rq_id,
+        timeout=retry.timeout,
+        retry=retry.rq_retry(),
+        on_failure=Callback(FAILURE_CALLBACK),
+        description=f"ingest job {job_id}",
+    )
 
 
 def _stored(files: Sequence[JobFile]) -> list[StoredFile]:

@@ -33,19 +33,33 @@ from rq.job import Job  # noqa: E402
 from rq.timeouts import JobTimeoutException  # noqa: E402
 
 from ragspine.errors import RagSpineError, StoreError  # noqa: E402
-from ragspine.ingestion.pipeline import FileResult, SourceFile, ingest  # noqa: E402
+from ragspine.ingestion.pipeline import FileResult, Outcome, SourceFile, ingest  # noqa: E402
 from ragspine.profile.model import DomainProfile  # noqa: E402
-from ragspine.service.jobs import JobFileResult, JobState, OwnerLock  # noqa: E402
+from ragspine.service.job_lease import JobLease  # noqa: E402
+from ragspine.service.job_reconciler import Reconciler  # noqa: E402
+from ragspine.service.jobs import (  # noqa: E402
+    JobFileResult,
+    JobState,
+    result_notes,
+    superseded_result,
+)
+from ragspine.service.ordered_store import OrderedUploadStore  # noqa: E402
+from ragspine.service.owner_lock import OwnerLock  # noqa: E402
 from ragspine.service.pg_jobs import PendingFile, PostgresJobTable  # noqa: E402
-from ragspine.service.rq_jobs import queue_name_for  # noqa: E402
+from ragspine.service.rq_jobs import RetryPolicy, queue_name_for  # noqa: E402
+from ragspine.service.rq_liveness import (  # noqa: E402
+    ForkingWorker,
+    InProcessWorker,
+    WorkerDuties,
+)
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, redact  # noqa: E402
 from ragspine.storage.postgres.workspace_store import PostgresWorkspaceStore  # noqa: E402
 
 _log = logging.getLogger(__name__)
 
-# How often a worker looks for jobs whose worker died (RQ's registry maintenance): such a job
-# is retried once its last heartbeat lapses (at most RQ's 30 s monitoring interval + 60 s)
-# and the next maintenance run finds it.
+# How often a worker runs RQ's registry maintenance. A job whose worker died is not left to it
+# (an idle worker blocks in its dequeue for minutes between runs): the reconciler
+# (``service.job_reconciler``) finds it by its free lease within seconds.
 MAINTENANCE_SECONDS = 60
 # The folder of $TMPDIR holding each running worker's scratch folder.
 SCRATCH_NAME = "ragspine-worker"
@@ -76,26 +90,50 @@ def _current() -> WorkerConfig:
 
 
 def run_ingest_job(job_id: str) -> str:
-    """Ingest the unfinished files of one job (RQ's job function); returns its final state."""
+    """Ingest the unfinished files of one job (RQ's job function); returns its final state.
+
+    The job runs only while this process holds its lease (``service.job_lease``): a second
+    delivery of a job another live worker runs, or of one that ended, does nothing. Each file
+    is written only if no newer upload of its document was written first; otherwise its
+    result says ``superseded``, and so does the job's state."""
     config = _current()
-    jobs = PostgresJobTable(config.database_url, schema=config.schema)
-    try:
-        pending = jobs.start(job_id)
-        if pending is None:
-            return "nothing to do"  # already done: a second delivery of a finished job
-        with PostgresWorkspaceStore(config.database_url, schema=config.schema) as store:
-            _ingest(job_id, pending, jobs, store, config)
-        jobs.set_state(job_id, JobState.DONE)
-    finally:
-        jobs.close()
-    return JobState.DONE.value
+    with JobLease(config.database_url, config.schema) as lease:
+        if not lease.take_job(job_id):
+            return "running in another worker"
+        jobs = PostgresJobTable(config.database_url, schema=config.schema)
+        try:
+            pending = jobs.start(job_id)
+            if pending is None:
+                return "nothing to do"  # it ended: a second delivery of a finished job
+            # A file a newer upload already overtook is not even read (checked again, under
+            # the document's upload lock, when it is written).
+            newest = lease.newest(f.doc_id for f in pending)
+            current: list[PendingFile] = []
+            for file in pending:
+                if newest.get(file.doc_id, 0) > file.upload_seq:
+                    jobs.record(job_id, file.position, superseded_result(file.name, file.doc_id))
+                else:
+                    current.append(file)
+            if current:
+                uploads = {f.doc_id: f.upload_seq for f in current}
+                with OrderedUploadStore(
+                    config.database_url,
+                    schema=config.schema,
+                    lease=lease,
+                    job_id=job_id,
+                    uploads=uploads,
+                ) as store:
+                    _ingest(job_id, current, jobs, store, config)
+            return jobs.finish(job_id).value
+        finally:
+            jobs.close()
 
 
 def _ingest(
     job_id: str,
     pending: list[PendingFile],
     jobs: PostgresJobTable,
-    store: PostgresWorkspaceStore,
+    store: OrderedUploadStore,
     config: WorkerConfig,
 ) -> None:
     folder = Path(tempfile.mkdtemp(prefix=f"job-{job_id[:12]}-", dir=config.scratch))
@@ -111,11 +149,38 @@ def _ingest(
             sources.append(SourceFile(file.doc_id, path))
             where[file.doc_id] = (file, path)
 
+        clearance, hidden = jobs.clearance(job_id), jobs.include_hidden(job_id)
+
         def record(result: FileResult) -> None:
             file, path = where[result.doc_id]
-            jobs.record(job_id, file.position, _result(file.name, path, result))
+            unchanged = result.outcome in (Outcome.SKIPPED, Outcome.METADATA)
+            if unchanged and not store.settle_unchanged(file.doc_id, file.content_hash):
+                # Another upload was written since the pipeline found these bytes in place.
+                source = [SourceFile(file.doc_id, path)]
+                again = ingest(
+                    [],
+                    store,
+                    config.profile,
+                    files=source,
+                    clearance=clearance,
+                    include_hidden=hidden,
+                )
+                result = again.results[0]
+            if file.doc_id in store.superseded:
+                outcome = superseded_result(file.name, file.doc_id)
+            else:
+                outcome = _result(file.name, path, result)
+            jobs.record(job_id, file.position, outcome)
 
-        ingest([], store, config.profile, files=sources, on_file=record)
+        ingest(
+            [],
+            store,
+            config.profile,
+            files=sources,
+            on_file=record,
+            clearance=clearance,
+            include_hidden=hidden,
+        )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -136,7 +201,7 @@ def _result(name: str, path: Path, result: FileResult) -> JobFileResult:
         result.facts,
         result.blocks,
         result.review,
-        tuple(hide(w) for w in result.warnings),
+        tuple(hide(w) for w in result_notes(path, result)),
         hide(result.error),
     )
 
@@ -161,18 +226,28 @@ def _horse_killed(job: Job, pid: int, status: int, usage: object) -> None:
 
 def _record_failure(job: Job, reason: str) -> None:
     """A job about to be retried goes back to ``queued``; one with no retry left is
-    ``failed``, with the reason (RQ decrements the retries left after this)."""
+    ``failed``, with the reason (RQ decrements the retries left after this). Only a job still
+    ``running`` with no live process holding its lease changes: RQ may report the failure of
+    a delivery long after the reconciler queued the job again and another worker took it."""
     config = _current()
     job_id = str(job.args[0])  # run_ingest_job's argument: the job's id in PostgreSQL
-    jobs = PostgresJobTable(config.database_url, schema=config.schema)
-    try:
-        if job.retries_left:
-            _log.warning("job %s failed (%s); %d retries left", job_id, reason, job.retries_left)
-            jobs.set_state(job_id, JobState.QUEUED)
-        else:
-            jobs.set_state(job_id, JobState.FAILED, reason)
-    finally:
-        jobs.close()
+    with JobLease(config.database_url, config.schema) as lease:
+        if not lease.take_job(job_id):
+            return
+        jobs = PostgresJobTable(config.database_url, schema=config.schema)
+        try:
+            status = jobs.status(job_id)
+            if status is None or status.state is not JobState.RUNNING:
+                return
+            if job.retries_left:
+                _log.warning(
+                    "job %s failed (%s); %d retries left", job_id, reason, job.retries_left
+                )
+                jobs.set_state(job_id, JobState.QUEUED)
+            else:
+                jobs.set_state(job_id, JobState.FAILED, reason)
+        finally:
+            jobs.close()
 
 
 def failure_reason(error: BaseException, timeout: Any = None) -> str:
@@ -219,16 +294,34 @@ def run_worker(
     scratch.mkdir(parents=True, exist_ok=True)
     _config = WorkerConfig(database_url, schema, profile, scratch)
     queue = Queue(queue_name or queue_name_for(schema), connection=connection)
-    worker_class: type[Worker] | type[SimpleWorker] = Worker if fork else SimpleWorker
+    worker_class: type[Worker] | type[SimpleWorker] = ForkingWorker if fork else InProcessWorker
     worker = worker_class(
         [queue],
         connection=connection,
         maintenance_interval=MAINTENANCE_SECONDS,
         work_horse_killed_handler=_horse_killed,
     )
+    # The heartbeat `/readyz` reads and RQ's scheduler run in a thread of this process (see
+    # rq_liveness), so no scheduler child is forked to outlive a killed worker. The reconciler
+    # has a Redis connection of its own: it runs beside the worker's loop.
+    duties = WorkerDuties(worker, redis_url, queue)
+    reconciler_redis = redis.Redis.from_url(redis_url)
+    reconciler = Reconciler(
+        database_url, schema, Queue(queue.name, connection=reconciler_redis), RetryPolicy()
+    )
+    duties.start()
     try:
-        return worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
+        # A burst worker's only pass comes before its jobs; a serving worker's passes run on
+        # their own thread (the first at once), never in the loop that takes jobs.
+        if burst:
+            reconciler.run_once()
+        else:
+            reconciler.start()
+        return worker.work(burst=burst, with_scheduler=False, logging_level="WARNING")
     finally:
+        reconciler.stop()
+        reconciler_redis.close()
+        duties.stop()
         connection.close()
         if owner is not None:
             shutil.rmtree(scratch, ignore_errors=True)

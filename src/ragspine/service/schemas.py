@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragspine.agent.agent import MAX_QUESTION_CHARS
+from ragspine.agent.conversation import MAX_PREVIOUS_QUESTIONS
 from ragspine.agent.response import AskResponse, SourceRef
 
 MODEL_ID = "ragspine"
@@ -32,6 +33,14 @@ class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     reference_date: date | None = Field(
         default=None, description="Today's date for 'latest year' questions (YYYY-MM-DD)."
+    )
+    history: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_PREVIOUS_QUESTIONS,
+        description=(
+            "The conversation's earlier questions, oldest first: a follow-up ('and in "
+            "FY2023?') takes the slots it leaves out from them. Omit for a stand-alone question."
+        ),
     )
 
 
@@ -127,6 +136,9 @@ class ModelList(BaseModel):
 
 class JobAccepted(BaseModel):
     job_id: str
+    # Empty when a worker serves the queue; otherwise why the job waits ("queued, no live
+    # worker: ..."): it is kept and runs once a worker starts.
+    note: str = ""
 
 
 class JobFileOut(BaseModel):
@@ -141,7 +153,7 @@ class JobFileOut(BaseModel):
 
 class JobOut(BaseModel):
     job_id: str
-    state: Literal["queued", "running", "done", "failed"]
+    state: Literal["queued", "running", "done", "failed", "superseded", "canceled"]
     progress: float
     files_total: int
     files_done: int
@@ -163,6 +175,10 @@ class ReviewItemOut(BaseModel):
     corrected_value: float | None = None
     created_at: str = ""
     resolved_at: str = ""
+    # What a reviewer can do with it now: "approve" only where approving can work, "map" for
+    # an unmapped label (``label``), "reject"; empty once decided.
+    actions: list[str] = []
+    label: str | None = None
 
 
 class ReviewList(BaseModel):
@@ -201,6 +217,16 @@ class FactPreview(BaseModel):
     period: str
     period_type: str
     channel: str
+    # What a person reads, in the preview's language, beside the codes above; the exact unit
+    # is ``unit_kind``, ``currency`` (None for a percent or a count) and ``scale`` (6: millions).
+    entity_display: str = ""
+    metric_display: str = ""
+    channel_display: str = ""
+    value_display: str = ""
+    unit_display: str = ""
+    unit_kind: str = ""
+    currency: str | None = None
+    scale: int | None = None
 
 
 class PassagePreview(BaseModel):

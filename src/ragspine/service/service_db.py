@@ -62,6 +62,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE jobs ADD COLUMN submitter TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE job_files ADD COLUMN doc_id TEXT NOT NULL DEFAULT ''",
     ),
+    # 3: and that key's clearance, which decides how the job's conflicts are resolved; a job
+    # queued before it is run as PUBLIC, the level whose resolution tells nothing.
+    ("ALTER TABLE jobs ADD COLUMN clearance TEXT NOT NULL DEFAULT 'PUBLIC'",),
+    # 4: whether the job reads hidden sheets, rows, columns, slides and text (``include_hidden``).
+    ("ALTER TABLE jobs ADD COLUMN include_hidden INTEGER NOT NULL DEFAULT 0",),
+    # 5: the states superseded and canceled (SQLite cannot alter a CHECK: the table is built
+    # again), each file's place in the order uploads arrived, and per document the newest
+    # upload written into it, so an older upload never replaces a newer one.
+    (
+        """CREATE TABLE jobs_next (
+            job_id TEXT PRIMARY KEY,
+            state TEXT NOT NULL CHECK (state IN
+                ('queued', 'running', 'done', 'failed', 'superseded', 'canceled')),
+            owner TEXT NOT NULL DEFAULT '',
+            error TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            submitter TEXT NOT NULL DEFAULT '',
+            clearance TEXT NOT NULL DEFAULT 'PUBLIC',
+            include_hidden INTEGER NOT NULL DEFAULT 0
+        )""",
+        "INSERT INTO jobs_next SELECT job_id, state, owner, error, created_at, updated_at, "
+        "submitter, clearance, include_hidden FROM jobs",
+        "DROP TABLE jobs",
+        "ALTER TABLE jobs_next RENAME TO jobs",
+        "CREATE INDEX jobs_state ON jobs (state, created_at)",
+        "ALTER TABLE job_files ADD COLUMN upload_seq INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE document_uploads (
+            doc_id TEXT PRIMARY KEY,
+            upload_seq INTEGER NOT NULL,
+            job_id TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

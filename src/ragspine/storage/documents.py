@@ -33,6 +33,9 @@ class DocumentRecord:
     # The level the file's name and content call for, before its sidecar: what a metadata-only
     # update combines the new sidecar with. '' for documents ingested before it was stored.
     content_sensitivity: str = ""
+    # Hidden cells, slides or text runs the reader skipped (0 for documents read before it
+    # counted them).
+    n_hidden: int = 0
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class DocumentSummary:
     ingested_at: str
     sensitivity: str
     source_path: str
+    hidden: int = 0  # hidden cells, slides or text runs skipped when it was read
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,11 @@ class TextBlockRow:
 # vocabulary (``ingestion.tables.ReviewReason``) names it, the store filters on it.
 SUSPICIOUS_INSTRUCTION = "suspicious_instruction"
 CONFLICT = "conflict"
+# A conflict with a fact above the writer's clearance: the writer's fact was stored all the
+# same, and the item is as sensitive as the fact it names (see ``ingestion.conflicts``).
+CLEARANCE_CONFLICT = "clearance_conflict"
+# The reasons whose item proposes a different value for a key that already holds a fact.
+CONFLICTS = (CONFLICT, CLEARANCE_CONFLICT)
 
 
 class ReviewState(StrEnum):

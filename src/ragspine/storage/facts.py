@@ -64,6 +64,9 @@ class Fact:
     extractor_version: str | None = None
     mapping_version: str | None = None
     ingested_at: str | None = None
+    # The label of the table line the value was read from, as the document writes it
+    # ("Cost of sales excluding depreciation", "销售成本（港币百万元）"): which row answered.
+    row_label: str | None = None
 
     def __post_init__(self) -> None:
         for name in _REQUIRED_TEXT:
@@ -82,6 +85,7 @@ class Fact:
         object.__setattr__(self, "review_status", ReviewStatus.parse(self.review_status).value)
         if self.ingested_at is not None:
             object.__setattr__(self, "ingested_at", normalize_timestamp(self.ingested_at))
+        object.__setattr__(self, "row_label", row_label_text(self.row_label))
 
     @property
     def natural_key(self) -> FactKey:
@@ -96,6 +100,24 @@ class Fact:
 
 
 FACT_FIELDS: tuple[str, ...] = tuple(field.name for field in fields(Fact))
+
+
+# A label is shown in answer lines: a pathological one (a whole paragraph in a header cell)
+# is cut here, once, so every store, listing and answer shows the same text.
+MAX_ROW_LABEL = 200
+
+
+def row_label_text(label: object) -> str | None:
+    """A row label as stored: its whitespace runs as single spaces (a header cell's line
+    breaks), at most ``MAX_ROW_LABEL`` characters; ``None`` when it says nothing."""
+    if label is None:
+        return None
+    if not isinstance(label, str):
+        raise ValueError(f"Fact.row_label must be a string or None, got {label!r}")
+    text = " ".join(label.split())
+    if len(text) > MAX_ROW_LABEL:
+        text = text[: MAX_ROW_LABEL - 1] + "…"
+    return text or None
 
 
 def _finite_float(value: object) -> float:

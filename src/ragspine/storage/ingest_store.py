@@ -17,6 +17,7 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
     CONFLICT,
+    CONFLICTS,
     SUSPICIOUS_INSTRUCTION,
     AuditEntry,
     DocumentRecord,
@@ -32,8 +33,8 @@ from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows
 
 _COMPONENT = "ingest"
 # 2: documents.content_sensitivity (the level from the file's name and content alone) and the
-# document_audit table.
-SCHEMA_VERSION = 2
+# document_audit table. 3: documents.n_hidden (hidden content the reader skipped).
+SCHEMA_VERSION = 3
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS documents (
@@ -50,7 +51,8 @@ _SCHEMA = (
         n_facts INTEGER NOT NULL,
         n_blocks INTEGER NOT NULL,
         n_review INTEGER NOT NULL,
-        content_sensitivity TEXT NOT NULL DEFAULT ''
+        content_sensitivity TEXT NOT NULL DEFAULT '',
+        n_hidden INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS text_blocks (
         doc_id TEXT NOT NULL CHECK (doc_id <> ''),
@@ -110,12 +112,15 @@ _SCHEMA = (
 # Version 1 workspaces gain the column; their documents keep '' (unknown) until read again.
 _MIGRATIONS = {
     2: ("ALTER TABLE documents ADD COLUMN content_sensitivity TEXT NOT NULL DEFAULT ''",),
+    3: ("ALTER TABLE documents ADD COLUMN n_hidden INTEGER NOT NULL DEFAULT 0",),
 }
 
+# Conflict items keep the level of the fact they mention (our own constants only).
+_CONFLICTS = ", ".join(f"'{reason}'" for reason in CONFLICTS)
 _DOC_COLUMNS = (
     "doc_id, source_path, content_hash, metadata_hash, size_bytes, kind, sensitivity, "
     "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review, "
-    "content_sensitivity"
+    "content_sensitivity, n_hidden"
 )
 _BLOCK_COLUMNS = (
     "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
@@ -215,7 +220,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             _insert_review(conn, doc_id, review, now, carry_note(record, replaces))
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
-                f"VALUES ({', '.join('?' for _ in range(14))})",
+                f"VALUES ({', '.join('?' for _ in range(15))})",
                 (
                     *doc_values(record),
                     record.ingested_at or now,
@@ -223,6 +228,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                     len(blocks),
                     len(review),
                     record.content_sensitivity,
+                    record.n_hidden,
                 ),
             )
             _audit_document(conn, doc_id, override_note, now)
@@ -251,7 +257,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 )
             conn.execute(
                 f"UPDATE review_items SET sensitivity = ? WHERE doc_id = ? AND NOT "
-                f"(reason = '{CONFLICT}' AND {_rank_sql('sensitivity')} > {_rank_sql('?')})",
+                f"(reason IN ({_CONFLICTS}) AND {_rank_sql('sensitivity')} > {_rank_sql('?')})",
                 (sensitivity, doc_id, sensitivity),
             )
             now = utc_timestamp()
@@ -275,7 +281,8 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             "(SELECT COUNT(*) FROM fact_metric f WHERE f.source_doc_id = d.doc_id), "
             "(SELECT COUNT(*) FROM chunks c WHERE c.doc_id = d.doc_id), "
             "(SELECT COUNT(*) FROM review_items r WHERE r.doc_id = d.doc_id AND r.state = ?), "
-            "d.ingested_at, d.sensitivity, d.source_path FROM documents d ORDER BY d.doc_id",
+            "d.ingested_at, d.sensitivity, d.source_path, d.n_hidden "
+            "FROM documents d ORDER BY d.doc_id",
             (ReviewState.OPEN.value,),
         )
         return [DocumentSummary(*row) for row in rows]

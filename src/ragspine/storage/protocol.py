@@ -63,8 +63,10 @@ class FactStoreProtocol(Protocol):
     ) -> Fact | None:
         """The approved fact for the key that ``clearance`` may see, or ``None``.
 
-        When several documents hold one, the most recently ingested wins (ties: the smallest
-        ``source_doc_id``), so the answer never depends on row order.
+        When several documents hold one, the most sensitive wins (an upload that conflicted
+        with a fact above its writer's clearance is stored beside it: each caller is answered
+        from the most sensitive it may see), then the most recently ingested (ties: the
+        smallest ``source_doc_id``), so the answer never depends on row order.
         """
         ...
 

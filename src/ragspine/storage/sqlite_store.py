@@ -31,7 +31,8 @@ from ragspine.storage.facts import (
 )
 from ragspine.storage.wal_watch import ReadCache, WalWatch
 
-SCHEMA_VERSION = 1
+# 2: fact_metric.row_label (the label of the line a value was read from).
+SCHEMA_VERSION = 2
 # How long a connection waits on a lock before failing. Under WAL only writers wait (for each
 # other); a reader waits only while SQLite recovers the WAL index after a crashed writer.
 BUSY_SECONDS = 5.0
@@ -76,6 +77,7 @@ _SCHEMA = (
         extractor_version TEXT,
         mapping_version TEXT,
         ingested_at TEXT NOT NULL,
+        row_label TEXT,
         PRIMARY KEY (metric_code, entity, period_type, period, channel, source_doc_id)
     )""",
     # get_fact and available_periods: only approved rows can answer, so a partial index keeps
@@ -87,6 +89,8 @@ _SCHEMA = (
     # Re-ingesting or deleting a document touches all of its rows at once.
     "CREATE INDEX IF NOT EXISTS fact_metric_document ON fact_metric (source_doc_id)",
 )
+# Facts of a version 1 file keep no row label (NULL) until their document is read again.
+_MIGRATIONS = {2: ("ALTER TABLE fact_metric ADD COLUMN row_label TEXT",)}
 
 _COLUMNS = ", ".join(FACT_FIELDS)
 _KEY_WHERE = "metric_code = ? AND entity = ? AND period_type = ? AND period = ? AND channel = ?"
@@ -100,9 +104,12 @@ FACT_UPSERT_SQL = (
     f"INSERT OR REPLACE INTO fact_metric ({_COLUMNS}) "
     f"VALUES ({', '.join('?' for _ in FACT_FIELDS)})"
 )
+# The most sensitive visible fact answers: two approved facts differ by level only when an
+# upload conflicted with a fact above its writer's clearance, and a caller cleared for that
+# fact is answered from it (docs/service-access-and-jobs.md).
 _GET_FACT_SQL = (
     f"SELECT {_COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
-    "ORDER BY ingested_at DESC, source_doc_id ASC LIMIT 1"
+    f"ORDER BY {_RANK} DESC, ingested_at DESC, source_doc_id ASC LIMIT 1"
 )
 _PERIODS_SQL = (
     "SELECT DISTINCT period_type, period FROM fact_metric "
@@ -313,6 +320,10 @@ class SQLiteFactStore:
                 )
             for statement in _SCHEMA:
                 conn.execute(statement)
+            if row is not None:
+                for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
+                    for statement in _MIGRATIONS.get(version, ()):
+                        conn.execute(statement)
             conn.execute(
                 "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
                 (_COMPONENT, SCHEMA_VERSION),
@@ -456,6 +467,7 @@ def rows_of(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
             fact.extractor_version,
             fact.mapping_version,
             fact.ingested_at or now,
+            fact.row_label,
         )
         for fact in facts
     ]

@@ -23,8 +23,19 @@ DEFAULT_SCHEMA = "ragspine"
 # Unquoted lower-case identifiers only: the name goes into SET search_path and CREATE SCHEMA,
 # and a name that needs quoting is far more likely a typo than a wish.
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-# How long a caller waits for a free pooled connection (or for the server) before failing.
+# How long opening a database waits for the server before failing.
 CONNECT_SECONDS = 10.0
+# What a pooled connection waits for the server (libpq's `connect_timeout`, whose least is 2 s).
+POOL_CONNECT_SECONDS = 2
+# How long a caller waits for a pooled connection before failing: a query takes milliseconds,
+# so a second without one means the server is down (or the process far past its capacity),
+# and the caller answers 503 at once rather than hanging.
+POOL_WAIT_SECONDS = 1.0
+# How long the pool retries one lost connection in the background before it gives up on it;
+# the next caller then starts a fresh attempt. Short, because psycopg_pool doubles its delay
+# between attempts without bound: after an outage of a minute a pool that kept retrying would
+# wait half a minute more before it tried the server again.
+RECONNECT_SECONDS = 2.0
 
 
 def check_schema_name(schema: str) -> str:
@@ -49,6 +60,10 @@ class PostgresDatabase:
     Connections run in autocommit; :meth:`transaction` and :meth:`snapshot` group statements.
     A snapshot pins its connection to the calling thread, so every read inside it sees the
     same commit.
+
+    A connection is checked (one empty round trip) before it is lent, so one the server closed
+    (a restart, an idle timeout) is replaced instead of failing the caller's statement; with
+    the server down a caller fails within ``POOL_WAIT_SECONDS``.
     """
 
     def __init__(
@@ -73,9 +88,11 @@ class PostgresDatabase:
             url,
             min_size=1,
             max_size=max_size,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": POOL_CONNECT_SECONDS},
             configure=self._configure,
-            timeout=CONNECT_SECONDS,
+            check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=POOL_WAIT_SECONDS,
+            reconnect_timeout=RECONNECT_SECONDS,
             open=False,
             name=f"ragspine-{schema}",
         )

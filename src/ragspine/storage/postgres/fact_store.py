@@ -53,9 +53,10 @@ FACT_UPSERT_SQL = (
         not in ("metric_code", "entity", "period_type", "period", "channel", "source_doc_id")
     )
 )
+# As in SQLite: the most sensitive visible fact answers, then the most recent.
 _GET_FACT_SQL = (
     f"SELECT {_COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
-    "ORDER BY ingested_at DESC, source_doc_id ASC LIMIT 1"
+    f"ORDER BY {rank_sql('sensitivity')} DESC, ingested_at DESC, source_doc_id ASC LIMIT 1"
 )
 _PERIODS_SQL = (
     "SELECT DISTINCT period_type, period FROM fact_metric "
@@ -82,7 +83,10 @@ def rows_of(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
     """Facts as insert rows; one timestamp for the whole batch when a fact brings none."""
     now = utc_timestamp()
     return [
-        (*(getattr(fact, name) for name in FACT_FIELDS[:-1]), fact.ingested_at or now)
+        tuple(
+            (fact.ingested_at or now) if name == "ingested_at" else getattr(fact, name)
+            for name in FACT_FIELDS
+        )
         for fact in facts
     ]
 

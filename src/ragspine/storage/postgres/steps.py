@@ -235,5 +235,72 @@ _FAQ = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_FACTS, _WORKSPACE, _VECTORS, _SERVICE, _CHANGES, _FAQ)
+_JOB_CLEARANCE = Migration(
+    7,
+    "service: the clearance a job was submitted with",
+    (
+        # It decides how the job's conflicts are resolved (a fact above it never holds an
+        # upload back); a job queued before this step runs as PUBLIC, which tells nothing.
+        f"""ALTER TABLE jobs ADD COLUMN clearance text NOT NULL DEFAULT 'PUBLIC'
+            CHECK (clearance IN {_SENSITIVITY})""",
+    ),
+)
+
+_HIDDEN = Migration(
+    8,
+    "documents: hidden content skipped",
+    ("ALTER TABLE documents ADD COLUMN n_hidden integer NOT NULL DEFAULT 0",),
+)
+
+_JOB_HIDDEN = Migration(
+    9,
+    "service: whether a job reads hidden content",
+    ("ALTER TABLE jobs ADD COLUMN include_hidden boolean NOT NULL DEFAULT false",),
+)
+
+_JOB_ORDER = Migration(
+    10,
+    "service: upload order, superseded and canceled jobs",
+    (
+        # A job that a newer upload of its document overtook ends `superseded`; one an
+        # operator withdrew, `canceled` (`ragspine jobs cancel`).
+        "ALTER TABLE jobs DROP CONSTRAINT jobs_state_check",
+        """ALTER TABLE jobs ADD CONSTRAINT jobs_state_check CHECK (state IN
+            ('queued', 'running', 'done', 'failed', 'superseded', 'canceled'))""",
+        # Each uploaded file's place in the order uploads arrived, taken when its job is
+        # recorded: of two uploads of one document, the higher number is the newer.
+        "CREATE SEQUENCE upload_order",
+        """ALTER TABLE job_files
+            ADD COLUMN upload_seq bigint NOT NULL DEFAULT nextval('upload_order')""",
+        # Per document, the newest upload written into it: an older one never replaces it.
+        """CREATE TABLE document_uploads (
+            doc_id text PRIMARY KEY CHECK (doc_id <> ''),
+            upload_seq bigint NOT NULL,
+            job_id text NOT NULL,
+            at timestamptz NOT NULL DEFAULT now()
+        )""",
+        "CREATE INDEX jobs_state ON jobs (state, updated_at)",
+    ),
+)
+
+_ROW_LABEL = Migration(
+    11,
+    "facts: the label of the row a value was read from",
+    # Facts stored before this step keep none (NULL) until their document is read again.
+    ("ALTER TABLE fact_metric ADD COLUMN row_label text",),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _FACTS,
+    _WORKSPACE,
+    _VECTORS,
+    _SERVICE,
+    _CHANGES,
+    _FAQ,
+    _JOB_CLEARANCE,
+    _HIDDEN,
+    _JOB_HIDDEN,
+    _JOB_ORDER,
+    _ROW_LABEL,
+)
 LATEST_VERSION = MIGRATIONS[-1].version

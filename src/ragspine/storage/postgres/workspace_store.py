@@ -21,6 +21,7 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
     CONFLICT,
+    CONFLICTS,
     SUSPICIOUS_INSTRUCTION,
     AuditEntry,
     DocumentRecord,
@@ -50,10 +51,12 @@ from ragspine.storage.postgres.vectors import (
 
 Connection = psycopg.Connection[Any]
 
+# Conflict items keep the level of the fact they mention (our own constants only).
+_CONFLICTS = ", ".join(f"'{reason}'" for reason in CONFLICTS)
 _DOC_COLUMNS = (
     "doc_id, source_path, content_hash, metadata_hash, size_bytes, kind, sensitivity, "
     "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review, "
-    "content_sensitivity"
+    "content_sensitivity, n_hidden"
 )
 _BLOCK_COLUMNS = (
     "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
@@ -148,7 +151,7 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 )
             _insert_review(conn, doc_id, review, now, carry_note(record, replaces))
             conn.execute(
-                f"INSERT INTO documents ({_DOC_COLUMNS}) VALUES ({_marks(14)}) "
+                f"INSERT INTO documents ({_DOC_COLUMNS}) VALUES ({_marks(15)}) "
                 "ON CONFLICT (doc_id) DO UPDATE SET "
                 + ", ".join(f"{c} = EXCLUDED.{c}" for c in _DOC_COLUMNS.split(", ")[1:]),
                 (
@@ -158,6 +161,7 @@ class PostgresWorkspaceStore(PostgresFactStore):
                     len(blocks),
                     len(review),
                     record.content_sensitivity,
+                    record.n_hidden,
                 ),
             )
             _audit_document(conn, doc_id, override_note, now)
@@ -196,7 +200,7 @@ class PostgresWorkspaceStore(PostgresFactStore):
             drop_restricted_vectors(conn, doc_id)
             conn.execute(
                 f"UPDATE review_items SET sensitivity = %s WHERE doc_id = %s AND NOT "
-                f"(reason = '{CONFLICT}' AND {rank_sql('sensitivity')} > {rank_sql('%s')})",
+                f"(reason IN ({_CONFLICTS}) AND {rank_sql('sensitivity')} > {rank_sql('%s')})",
                 (sensitivity, doc_id, sensitivity),
             )
             now = utc_timestamp()
@@ -204,13 +208,16 @@ class PostgresWorkspaceStore(PostgresFactStore):
             raised = _level_copies(conn, str(found[0]), now) if found is not None else []
             self._changed(conn, _upserts([doc_id, *raised]))
 
-    def remove_document(self, doc_id: str) -> bool:
+    def remove_document(self, doc_id: str, *, audit: str = "") -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
-        go in one transaction (the audit log is history and stays). False if it was unknown."""
+        go in one transaction (the audit log is history and stays), with an audit entry
+        ``removed`` saying by whom when ``audit`` does. False if it was unknown."""
         with self._transaction(f"remove document {doc_id!r}") as conn:
             self._lock(conn, f"doc:{doc_id}")
             _delete_rows(conn, doc_id)
             removed = _delete_manifest(conn, doc_id)
+            if removed and audit:
+                conn.execute(_AUDIT_DOCUMENT, (doc_id, "removed", audit, utc_timestamp()))
             self._changed(conn, [(doc_id, ChangeKind.DELETE)] if removed else [])
             return removed
 
@@ -221,7 +228,8 @@ class PostgresWorkspaceStore(PostgresFactStore):
             "(SELECT count(*) FROM fact_metric f WHERE f.source_doc_id = d.doc_id), "
             "(SELECT count(*) FROM chunks c WHERE c.doc_id = d.doc_id), "
             "(SELECT count(*) FROM review_items r WHERE r.doc_id = d.doc_id AND r.state = %s), "
-            "d.ingested_at, d.sensitivity, d.source_path FROM documents d ORDER BY d.doc_id",
+            "d.ingested_at, d.sensitivity, d.source_path, d.n_hidden "
+            "FROM documents d ORDER BY d.doc_id",
             (ReviewState.OPEN.value,),
         )
         return [DocumentSummary(*row) for row in rows]

@@ -3,7 +3,7 @@
 import { barChart, comparable } from "./chart.js";
 import { renderPart } from "./citations.js";
 import { el } from "./dom.js";
-import { formatNumber, t, unitLabel } from "./i18n.js";
+import { formatNumber, t } from "./i18n.js";
 import { sourceChip } from "./preview.js";
 
 // The question narrowed by one of the engine's options: its code when it names one
@@ -32,19 +32,20 @@ function optionButtons(question, options, reask) {
   );
 }
 
+// A found value as the service shows it (value_display: "US$ 2,850 m", "2,850 百万美元"), the
+// exact value and codes kept in the title for whoever needs them.
 function factCard(fact) {
-  const unit = unitLabel(fact.unit);
+  const shown = fact.value_display || formatNumber(fact.value);
+  const what = slots(
+    fact.metric_display || fact.metric_code,
+    fact.entity_display || fact.entity,
+    fact.period_label,
+  );
   return el(
     "div",
-    { class: "fact" },
-    el(
-      "div",
-      { class: "value" },
-      formatNumber(fact.value),
-      unit ? " " : null,
-      unit ? el("span", { class: "unit", text: unit }) : null,
-    ),
-    el("div", { class: "what", text: slots(fact.metric_code, fact.entity, fact.period_label) }),
+    { class: "fact", title: `${fact.metric_code} · ${fact.entity} · ${fact.value} ${fact.unit}` },
+    el("div", { class: "value", text: shown }),
+    el("div", { class: "what", text: what }),
     sourceChip(fact.source),
   );
 }
@@ -53,7 +54,12 @@ function factCard(fact) {
 function missingText(result) {
   const asked = result.normalized;
   return asked
-    ? slots(asked.metric_code, asked.entity, asked.period_label, asked.channel)
+    ? slots(
+        asked.metric_display || asked.metric_code,
+        asked.entity_display || asked.entity,
+        asked.period_label,
+        asked.channel_display || asked.channel,
+      )
     : `${result.param}: ${result.raw}`;
 }
 

@@ -1,4 +1,7 @@
 // The Ask tab: the question box, the answers (newest first) and this session's history.
+// The questions of the current conversation go with each question (`history`), oldest first,
+// so a follow-up ("and in FY2023?") takes the slots it leaves out from them; "New
+// conversation" starts over.
 import { AnswerCard } from "./answer.js";
 import { stream } from "./api.js";
 import { byId, el } from "./dom.js";
@@ -6,6 +9,8 @@ import { followQuestion } from "./i18n.js";
 
 const HISTORY = "ragspine.history";
 const HISTORY_LIMIT = 50;
+const CONVERSATION = "ragspine.conversation";
+const CONVERSATION_LIMIT = 20; // the service reads at most this many earlier questions
 
 let asked = 0;
 
@@ -15,6 +20,21 @@ function history() {
   } catch {
     return [];
   }
+}
+
+function conversation() {
+  try {
+    return JSON.parse(sessionStorage.getItem(CONVERSATION) || "[]");
+  } catch {
+    return [];
+  }
+}
+
+function converse(question) {
+  const earlier = conversation();
+  const kept = [...earlier, question].slice(-CONVERSATION_LIMIT);
+  sessionStorage.setItem(CONVERSATION, JSON.stringify(kept));
+  return earlier;
 }
 
 function remember(question) {
@@ -37,12 +57,13 @@ export async function ask(question) {
   byId("question").value = question;
   followQuestion(question);
   remember(question);
+  const history = converse(question);
   const card = new AnswerCard(question, ask);
   asked += 1;
   card.node.dataset.seq = String(asked);
   byId("answers").prepend(card.node);
   try {
-    await stream("/v1/ask/stream", { question }, (name, data) => card.onEvent(name, data));
+    await stream("/v1/ask/stream", { question, history }, (name, data) => card.onEvent(name, data));
   } catch (error) {
     card.fail(error.message);
   }
@@ -53,5 +74,6 @@ export function installAsk() {
     event.preventDefault();
     ask(byId("question").value);
   });
+  byId("new-conversation").addEventListener("click", () => sessionStorage.removeItem(CONVERSATION));
   showHistory();
 }

@@ -1,13 +1,10 @@
-// A bar chart of the found values an answer compares (periods or entities of one metric),
-// drawn as inline SVG; each bar is a link that opens the preview of its source.
-import { el, svg } from "./dom.js";
-import { formatNumber, t, unitLabel } from "./i18n.js";
+// A bar chart of the found values an answer compares (periods or entities of one metric). Each
+// row is a button opening its bar's source: the label (the profile's name, never a code) wraps
+// onto as many lines as it needs and is never clipped; the value is shown as the service wrote
+// it ("US$ 2,850 m"). Plain HTML rows, so the layout reflows at any width.
+import { el } from "./dom.js";
+import { formatNumber, t } from "./i18n.js";
 import { openPreview } from "./preview.js";
-
-const ROW = 34;
-const LABEL = 96;
-const WIDTH = 360;
-const VALUE = 60;
 
 // The found facts worth a chart: two or more of one metric and unit that differ in period or
 // entity. Periods are put in time order; entities keep the answer's order.
@@ -18,52 +15,52 @@ export function comparable(toolResults) {
   if (!found.every((r) => r.metric_code === metric && r.unit === unit)) return null;
   const oneEntity = found.every((r) => r.entity === found[0].entity);
   const onePeriod = found.every((r) => r.period_label === found[0].period_label);
+  const entityName = (r) => r.entity_display || r.entity;
   const bars = found.map((r) => ({
-    label: oneEntity ? r.period_label : onePeriod ? r.entity : `${r.entity} ${r.period_label}`,
+    label: oneEntity ? r.period_label : onePeriod ? entityName(r) : `${entityName(r)} ${r.period_label}`,
     value: r.value,
+    shown: r.value_display || formatNumber(r.value),
     source: r.source,
   }));
   if (new Set(bars.map((b) => b.label)).size !== bars.length) return null;
   if (oneEntity) bars.sort((a, b) => a.label.localeCompare(b.label));
-  return { metric, unit, bars };
+  return {
+    metric: found[0].metric_display || metric,
+    unit: found[0].unit_display ?? unit,
+    bars,
+  };
 }
 
-function bar(item, index, scale) {
-  const y = index * ROW;
-  const width = Math.max(2, Math.abs(item.value) * scale);
-  const shown = formatNumber(item.value);
-  const link = svg(
-    "a",
+function bar(item, largest) {
+  const fill = el("span", { class: "bar" });
+  // Set through the CSSOM (the page's CSP allows no inline style attribute); the longest bar
+  // takes most of the track, leaving room for its value right after it.
+  fill.style.width = `${Math.max(1, (Math.abs(item.value) / largest) * 70)}%`;
+  const row = el(
+    "button",
     {
-      href: "#",
+      type: "button",
       class: "bar-link",
-      role: "button",
-      "aria-label": t("chartBar", item.label, shown),
-      onclick: (event) => {
-        event.preventDefault();
-        openPreview(item.source.doc, item.source.locator, link);
-      },
+      title: `${item.label}: ${item.shown} · ${item.source.doc} · ${item.source.locator}`,
+      "aria-label": t("chartBar", item.label, item.shown),
+      onclick: () => openPreview(item.source.doc, item.source.locator, row),
     },
-    svg("title", { text: `${item.source.doc} · ${item.source.locator}` }),
-    svg("text", { x: LABEL - 6, y: y + ROW / 2 + 4, "text-anchor": "end", text: item.label }),
-    svg("rect", { class: "bar", x: LABEL, y: y + 6, width, height: ROW - 12, rx: 3 }),
-    svg("text", { x: LABEL + width + 6, y: y + ROW / 2 + 4, text: shown }),
+    el("span", { class: "bar-label", text: item.label }),
+    el("span", { class: "bar-track" }, fill, el("span", { class: "bar-value", text: item.shown })),
   );
-  return link;
+  return row;
 }
 
 export function barChart(data) {
   const largest = Math.max(...data.bars.map((b) => Math.abs(b.value))) || 1;
-  const scale = (WIDTH - LABEL - VALUE) / largest;
-  const title = t("chartTitle", data.metric, unitLabel(data.unit) || data.unit);
-  const height = data.bars.length * ROW;
+  const title = data.unit ? t("chartTitle", data.metric, data.unit) : data.metric;
   return el(
     "figure",
     { class: "chart" },
-    svg(
-      "svg",
-      { viewBox: `0 0 ${WIDTH} ${height}`, role: "group", "aria-label": title },
-      data.bars.map((item, index) => bar(item, index, scale)),
+    el(
+      "div",
+      { class: "bars", role: "group", "aria-label": title },
+      data.bars.map((item) => bar(item, largest)),
     ),
     el("figcaption", { text: title }),
   );

@@ -1,8 +1,10 @@
 // The Documents tab: drag-and-drop upload, one progress bar per ingestion job with its
-// per-file results, and the review queue with approve / reject / approve-with-correction.
+// per-file results, and the review queue with approve / reject / approve-with-correction, and
+// "map to …" where an item names an unmapped label (approve is offered only where it can work).
 import { getJson, postForm, postJson } from "./api.js";
 import { byId, el } from "./dom.js";
 import { formatNumber, periodLabel, t } from "./i18n.js";
+import { mapControls } from "./review_map.js";
 
 const POLL_MS = 400;
 
@@ -183,21 +185,35 @@ function button(kind, text, onclick) {
   return el("button", { type: "button", class: kind, text, onclick });
 }
 
+async function mapped(message, failed) {
+  const status = byId("review-status");
+  status.textContent = message;
+  status.classList.toggle("error", failed);
+  if (!failed) await loadReview();
+}
+
 function actions(item) {
   if (item.state !== "open") return null;
+  const can = item.actions || [];
   const inputId = `correct-${item.item_id}`;
   const input = el("input", { id: inputId, type: "number", step: "any", inputmode: "decimal" });
+  const approving = can.includes("approve")
+    ? [
+        button("approve", t("approve"), () => decide(item, "approve", {})),
+        button("reject", t("reject"), () => decide(item, "reject", {})),
+        el("label", { for: inputId, text: t("correctLabel") }),
+        input,
+        button("approve-corrected", t("approveCorrected"), () => {
+          if (input.value === "" || !input.checkValidity()) return input.focus();
+          return decide(item, "approve", { correct: Number(input.value) });
+        }),
+      ]
+    : [button("reject", t("reject"), () => decide(item, "reject", {}))];
   return el(
     "div",
     { class: "review-actions" },
-    button("approve", t("approve"), () => decide(item, "approve", {})),
-    button("reject", t("reject"), () => decide(item, "reject", {})),
-    el("label", { for: inputId, text: t("correctLabel") }),
-    input,
-    button("approve-corrected", t("approveCorrected"), () => {
-      if (input.value === "" || !input.checkValidity()) return input.focus();
-      return decide(item, "approve", { correct: Number(input.value) });
-    }),
+    can.includes("map") ? mapControls(item, mapped) : null,
+    ...approving,
   );
 }
 

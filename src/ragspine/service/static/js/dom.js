@@ -1,7 +1,5 @@
 // Builds elements from data. Server text only ever becomes a text node (textContent, append of
 // a string), never markup, so a document's text cannot inject elements or scripts.
-const SVG_NS = "http://www.w3.org/2000/svg";
-
 function fill(node, props, children) {
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
@@ -18,10 +16,6 @@ function fill(node, props, children) {
 
 export function el(tag, props = {}, ...children) {
   return fill(document.createElement(tag), props, children);
-}
-
-export function svg(tag, props = {}, ...children) {
-  return fill(document.createElementNS(SVG_NS, tag), props, children);
 }
 
 export function byId(id) {

@@ -5,8 +5,9 @@ const CHOICE = "ragspine.lang";
 const STRINGS = {
   zh: {
     tabAsk: "提问", tabDocs: "文档", language: "语言", langAuto: "跟随问题", keyButton: "API 密钥",
-    questionLabel: "问题", questionPlaceholder: "例如：香港FY2025的收入是多少", askButton: "提问",
-    history: "本次提问", uploadTitle: "上传文档", dropLabel: "拖放文件到这里，或点击选择文件",
+    questionLabel: "问题", askButton: "提问",
+    questionPlaceholder: (example) => (example ? `例如：${example}` : "输入问题"),
+    history: "本次提问", newConversation: "新对话", uploadTitle: "上传文档", dropLabel: "拖放文件到这里，或点击选择文件",
     reviewTitle: "复核队列", reviewState: "状态", stateOpen: "待复核", stateApproved: "已批准",
     stateRejected: "已驳回", stateAll: "全部", refresh: "刷新", keyTitle: "需要 API 密钥",
     keyHelp: "服务需要 API 密钥。密钥只保存在本标签页（sessionStorage）。",
@@ -30,8 +31,12 @@ const STRINGS = {
     corrected: (v) => `更正值：${v}`,
     proposed: "建议事实：", approved: (id) => `复核项 ${id} 已批准`,
     rejected: (id) => `复核项 ${id} 已驳回`, emptyReview: "没有复核项。",
+    mapTo: "映射到…", mapKind: "映射类型", mapCode: "代码", mapName: "新指标名称",
+    mapCodePlaceholder: "搜索或输入代码", mapNamePlaceholder: "新指标名称",
+    mapKinds: { metric: "指标", entity: "实体", channel: "渠道", new_metric: "新指标" },
+    mapped: (label, code, alias, n) =>
+      `“${label}”已映射到 ${code}（别名“${alias}”），重新读取 ${n} 个文档`,
     failed: (message) => `出错：${message}`,
-    units: { USD_M: "百万美元", PCT: "%", COUNT: "人" },
     routes: { structured: "结构化", narrative: "叙述", composite: "组合", faq: "常见问题" },
     kinds: {
       found: "已找到", partial: "部分找到", not_found: "查不到", unrecognized: "无法识别",
@@ -42,8 +47,10 @@ const STRINGS = {
   en: {
     tabAsk: "Ask", tabDocs: "Documents", language: "Language", langAuto: "Follow question",
     keyButton: "API key", questionLabel: "Question",
-    questionPlaceholder: "e.g. What was ACME HK revenue in FY2025?", askButton: "Ask",
-    history: "This session's questions", uploadTitle: "Upload documents",
+    questionPlaceholder: (example) => (example ? `e.g. ${example}` : "Type a question"),
+    askButton: "Ask",
+    history: "This session's questions", newConversation: "New conversation",
+    uploadTitle: "Upload documents",
     dropLabel: "Drop files here, or choose files", reviewTitle: "Review queue",
     reviewState: "State", stateOpen: "Open", stateApproved: "Approved", stateRejected: "Rejected",
     stateAll: "All", refresh: "Refresh", keyTitle: "API key needed",
@@ -71,8 +78,12 @@ const STRINGS = {
     approveCorrected: "Approve corrected", proposed: "Proposed fact:",
     approved: (id) => `Review item ${id} approved`, rejected: (id) => `Review item ${id} rejected`,
     emptyReview: "No review items.",
+    mapTo: "Map to …", mapKind: "Map to a", mapCode: "Code", mapName: "New metric's name",
+    mapCodePlaceholder: "search or type a code", mapNamePlaceholder: "new metric's name",
+    mapKinds: { metric: "metric", entity: "entity", channel: "channel", new_metric: "new metric" },
+    mapped: (label, code, alias, n) =>
+      `'${label}' mapped to ${code} (alias '${alias}'); ${n} document(s) read again`,
     failed: (message) => `Error: ${message}`,
-    units: { USD_M: "USD m", PCT: "%", COUNT: "" },
     routes: {
       structured: "structured", narrative: "narrative", composite: "composite", faq: "FAQ",
     },
@@ -115,9 +126,13 @@ export function t(key, ...args) {
   return typeof value === "function" ? value(...args) : value;
 }
 
-export function unitLabel(unit) {
-  const label = t("units")[unit];
-  return label === undefined ? unit : label;
+// Example questions made of the workspace profile's own names (GET /v1/profile/examples), by
+// language; the first one is the question box's placeholder.
+let examples = { zh: [], en: [] };
+
+export function setExamples(value) {
+  examples = value;
+  applyStatic();
 }
 
 export function formatNumber(value) {
@@ -138,6 +153,6 @@ export function applyStatic() {
     node.textContent = t(node.dataset.i18n);
   }
   for (const node of document.querySelectorAll("[data-i18n-placeholder]")) {
-    node.placeholder = t(node.dataset.i18nPlaceholder);
+    node.placeholder = t(node.dataset.i18nPlaceholder, (examples[lang()] || [])[0]);
   }
 }

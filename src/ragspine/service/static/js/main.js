@@ -1,10 +1,10 @@
 // Starts the page: language, key dialog, tabs, the Ask and Documents tabs. On load it checks
 // whether the service wants a key (GET /v1/models) so the key dialog opens straight away.
 import { installAsk } from "./ask.js";
-import { request } from "./api.js";
+import { getJson, request } from "./api.js";
 import { byId } from "./dom.js";
 import { installDocuments, loadReview } from "./documents.js";
-import { applyStatic, choose, chosen } from "./i18n.js";
+import { applyStatic, choose, chosen, setExamples } from "./i18n.js";
 import { installKeys } from "./keys.js";
 import { installPreview } from "./preview.js";
 
@@ -50,4 +50,7 @@ installPreview();
 installTabs();
 installAsk();
 installDocuments();
-request("/v1/models").then(() => document.body.setAttribute("data-ready", "true"));
+request("/v1/models")
+  .then(() => getJson("/v1/profile/examples"))
+  .then(setExamples, () => {})
+  .finally(() => document.body.setAttribute("data-ready", "true"));

@@ -2,7 +2,7 @@
 // /v1/sources/preview returns them for the current key.
 import { getJson } from "./api.js";
 import { byId, el } from "./dom.js";
-import { formatNumber, periodLabel, t, unitLabel } from "./i18n.js";
+import { formatNumber, lang, periodLabel, t } from "./i18n.js";
 
 function factsTable(facts) {
   const columns = ["metric", "entity", "period", "channel", "value"];
@@ -11,11 +11,11 @@ function factsTable(facts) {
     el(
       "tr",
       {},
-      el("td", { text: f.metric }),
-      el("td", { text: f.entity }),
+      el("td", { text: f.metric_display || f.metric }),
+      el("td", { text: f.entity_display || f.entity }),
       el("td", { text: periodLabel(f.period_type, f.period) }),
-      el("td", { text: f.channel }),
-      el("td", { class: "preview-value", text: `${formatNumber(f.value)} ${unitLabel(f.unit)}` }),
+      el("td", { text: f.channel_display || f.channel }),
+      el("td", { class: "preview-value", text: f.value_display || formatNumber(f.value) }),
     ),
   );
   return el(
@@ -56,7 +56,7 @@ export async function openPreview(doc, locator, opener) {
   if (!dialog.open) dialog.showModal();
   try {
     const found = await getJson(
-      `/v1/sources/preview?${new URLSearchParams({ doc, locator })}`,
+      `/v1/sources/preview?${new URLSearchParams({ doc, locator, lang: lang() })}`,
     );
     body.replaceChildren(
       found.facts.length ? factsTable(found.facts) : "",

@@ -1,0 +1,158 @@
+"""Follow-ups over HTTP: the OpenAI SDK's message history and ``/v1/ask``'s ``history`` carry
+the previous turn's slots into the next, re-answered under the current key's clearance.
+
+Expected figures come from the demo corpus's ground truth, never from the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from openai import OpenAI
+
+from ragspine.demo.corpus import GroundTruth, load_ground_truth
+from ragspine.demo.tour import CORPUS_DIR
+from ragspine.eval.answer_values import stated_values
+from ragspine.service.api import create_app
+from ragspine.service.settings import ServiceSettings
+from tests.service_workspace import INTERNAL, RESTRICTED, ServiceKeys
+
+REF = "2026-11-26"
+
+
+@pytest.fixture(scope="module")
+def client(service_workspace: Path, service_keys: ServiceKeys) -> Iterator[TestClient]:
+    with TestClient(create_app(ServiceSettings(workspace=service_workspace))) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def truth(service_workspace: Path) -> GroundTruth:
+    return load_ground_truth(service_workspace / CORPUS_DIR)
+
+
+def values(
+    truth: GroundTruth, metric: str, entity: str, year: str, *, restricted: bool
+) -> set[str]:
+    """The figure as an answer writes it, for every document stating the fact."""
+    return {
+        f"{f.value:g}"
+        for f in truth.facts
+        if f.key == (metric, entity, "FY", year, "TOTAL")
+        and (restricted or f.sensitivity != "RESTRICTED")
+    }
+
+
+def sdk(client: TestClient, key: str) -> OpenAI:
+    """The OpenAI SDK speaking to the app in-process (TestClient is an httpx client)."""
+    return OpenAI(base_url="http://testserver/v1", api_key=key, http_client=client, max_retries=0)
+
+
+def chat(openai: OpenAI, messages: list[dict[str, str]]) -> tuple[str, Any]:
+    completion = openai.chat.completions.create(model="ragspine", messages=messages)  # type: ignore[arg-type]
+    return completion.choices[0].message.content or "", completion.model_extra or {}
+
+
+def figure(text: str) -> str:
+    """The value of the answer's one found fact line ("<subject>: <value> <unit> (source…")."""
+    (line,) = [line for line in text.splitlines() if "(source:" in line or "（来源：" in line]
+    shown = line.split(": " if "(source:" in line else "：", 1)[1]
+    return f"{stated_values(shown)[0].value:g}"  # "US$ 2,165 m" -> "2165"
+
+
+def test_entity_metric_and_period_carry_over_and_a_named_slot_replaces_only_itself(
+    client: TestClient, service_keys: ServiceKeys, truth: GroundTruth
+) -> None:
+    openai = sdk(client, service_keys.internal)
+    messages = [{"role": "user", "content": "What was Hong Kong's operating profit in FY2024?"}]
+    text, _ = chat(openai, messages)
+    assert figure(text) in values(truth, "OPERATING_PROFIT", "ACME_HK", "2024", restricted=False)
+    assert "previous question" not in text
+    turns = [
+        ("And in FY2023?", ("OPERATING_PROFIT", "ACME_HK", "2023"), "Operating profit, Hong Kong"),
+        ("What about Macau?", ("OPERATING_PROFIT", "ACME_MO", "2023"), "Operating profit, FY2023"),
+        ("那收入呢？", ("REVENUE", "ACME_MO", "2023"), "澳门，FY2023"),
+    ]
+    for question, (metric, entity, year), inherited in turns:
+        messages += [{"role": "assistant", "content": text}, {"role": "user", "content": question}]
+        text, extra = chat(openai, messages)
+        assert extra["answer_kind"] == "found", text
+        assert figure(text) in values(truth, metric, entity, year, restricted=False), text
+        assert inherited in text.splitlines()[0]
+        assert extra["sources"]
+
+
+def test_no_history_is_a_stand_alone_question(
+    client: TestClient, service_keys: ServiceKeys
+) -> None:
+    text, extra = chat(
+        sdk(client, service_keys.internal), [{"role": "user", "content": "And in FY2023?"}]
+    )
+    assert "previous question" not in text
+    assert extra["answer_kind"] != "found"
+
+
+def test_assistant_messages_are_never_read_as_the_conversation(
+    client: TestClient, service_keys: ServiceKeys
+) -> None:
+    """Only user messages settle slots: an assistant message naming a unit and a metric does not."""
+    messages = [
+        {"role": "assistant", "content": "What was Hong Kong's operating profit in FY2024?"},
+        {"role": "user", "content": "And in FY2023?"},
+    ]
+    text, extra = chat(sdk(client, service_keys.internal), messages)
+    assert "previous question" not in text and extra["answer_kind"] != "found"
+
+
+def test_a_restricted_fact_of_an_earlier_turn_never_reaches_a_less_cleared_key(
+    client: TestClient, service_keys: ServiceKeys, truth: GroundTruth
+) -> None:
+    first = "集团FY2025新业务价值是多少"
+    restricted = values(truth, "NBV", "ACME_GROUP", "2025", restricted=True)
+    earlier = values(truth, "NBV", "ACME_GROUP", "2024", restricted=True)
+    assert (
+        restricted and earlier and not values(truth, "NBV", "ACME_GROUP", "2024", restricted=False)
+    )
+    board = sdk(client, service_keys.restricted)
+    answer, _ = chat(board, [{"role": "user", "content": first}])
+    assert figure(answer) in restricted
+    # The board's conversation, its RESTRICTED answer included, replayed by an INTERNAL key.
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": "那FY2024呢？"},
+    ]
+    text, extra = chat(sdk(client, service_keys.internal), messages)
+    assert extra["answer_kind"] == "not_found"
+    assert not any(v in text for v in restricted | earlier)
+    assert "board_minutes" not in str(extra["sources"])
+    # The same conversation for the board key is answered from the board minutes.
+    text, extra = chat(board, messages)
+    assert extra["answer_kind"] == "found" and figure(text) in earlier
+
+
+def test_ask_takes_the_web_pages_history(client: TestClient, truth: GroundTruth) -> None:
+    body = {
+        "question": "那FY2023呢？",
+        "history": ["香港FY2024的营运利润是多少"],
+        "reference_date": REF,
+    }
+    answer = client.post("/v1/ask", json=body, headers=INTERNAL).json()
+    assert answer["answer_kind"] == "found"
+    assert answer["answer"].startswith("【假设】营运利润，香港")
+    (found,) = answer["tool_results"]
+    assert f"{found['value']:g}" in values(
+        truth, "OPERATING_PROFIT", "ACME_HK", "2023", restricted=False
+    )
+    stream = client.post("/v1/ask/stream", json=body, headers=RESTRICTED)
+    assert stream.status_code == 200 and "沿用上一个问题" in stream.text
+    without = client.post("/v1/ask", json={**body, "history": []}, headers=INTERNAL).json()
+    assert without["answer_kind"] != "found"
+
+
+def test_a_history_longer_than_the_limit_is_refused(client: TestClient) -> None:
+    body = {"question": "那FY2023呢？", "history": ["香港FY2024的营运利润是多少"] * 21}
+    assert client.post("/v1/ask", json=body, headers=INTERNAL).status_code == 422
