@@ -13,7 +13,10 @@ review lists and review decisions, models, readiness and metrics.
 Every ``SAMPLE_SECONDS`` the resident memory (``VmRSS`` of ``/proc/PID/status``) and the open
 file descriptors (``/proc/PID/fd``) of the four processes are sampled. The issue's bound is
 asserted: from the baseline after warm-up (the median of the first samples after
-``WARMUP_SECONDS``) to the end (the median of the last samples) neither grows by 10 % or more;
+``WARMUP_SECONDS``) to the end (the median of the last samples) neither grows by 10 % or more
+(descriptors counted in samples taken outside a search-index commit, whose writer lock and new
+segment files are open for the commit only: 27 → 33 in a CI run whose last samples fell in
+commits);
 no answer is a 5xx or a transport error; every upload's job ends done. The samples and the
 requests by route go to ``test-artifacts/soak/``.
 """
@@ -64,6 +67,7 @@ SAMPLE_SECONDS = 2.0
 LONG_SAMPLE_SECONDS = 5.0
 WINDOW = 3  # samples whose median is the baseline, and the end
 MAX_GROWTH = 0.10  # the issue's bound
+INDEX_WRITER_LOCK = ".tantivy-writer.lock"
 CLIENTS = 3
 KEY_NAME = "soak"
 # Each client replaces its own small document (no two jobs write one document at once):
@@ -94,6 +98,8 @@ class Sample:
     at: float  # seconds since the load started
     rss_kib: dict[str, int]
     fds: dict[str, int]
+    # What each process's descriptors point at, by kind (a socket, a pipe, a file's path).
+    fd_kinds: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -340,27 +346,67 @@ def _job_over(url: str, auth: dict[str, str]) -> bool:
     return bool(state == "done")
 
 
+def _fd_kinds(pid: int) -> dict[str, int]:
+    """What ``pid``'s open descriptors point at, counted by kind: ``socket``, ``pipe``,
+    ``anon_inode:[eventfd]``, or a file's path."""
+    kinds: Counter[str] = Counter()
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return {}
+    for name in names:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{name}")
+        except OSError:  # closed since the listing
+            continue
+        kinds[target.split(":[", 1)[0] if target.endswith("]") else target] += 1
+    return dict(kinds)
+
+
 def _sampler(pids: dict[str, int], every: float, stop: threading.Event, out: list[Sample]) -> None:
     began = time.monotonic()
     while not stop.is_set():
-        rss, fds = {}, {}
+        rss, fds, kinds = {}, {}, {}
         for name, pid in pids.items():
             rss[name], fds[name] = _proc_sample(pid)
-        out.append(Sample(time.monotonic() - began, rss, fds))
+            kinds[name] = _fd_kinds(pid)
+        out.append(Sample(time.monotonic() - began, rss, fds, kinds))
         stop.wait(every)
 
 
-def _growth(samples: list[Sample], warmup: float, pick: str) -> dict[str, dict[str, float]]:
+def _fd_change(samples: list[Sample], warmup: float, name: str) -> dict[str, int]:
+    """The kinds of descriptor ``name`` holds more or fewer of at the end than just after the
+    warm-up (for the failure message: which resource grew)."""
     after = [s for s in samples if s.at >= warmup]
-    base_window, end_window = after[:WINDOW], after[-WINDOW:]
+    first, last = (
+        Counter(after[0].fd_kinds.get(name, {})),
+        Counter(after[-1].fd_kinds.get(name, {})),
+    )
+    return {kind: last[kind] - first[kind] for kind in first | last if last[kind] != first[kind]}
+
+
+def _committing(sample: Sample, name: str) -> bool:
+    """Whether ``name`` was committing its search index when sampled: it then holds the index
+    writer's lock and the new segment's files open, for the commit only (up to 8 descriptors
+    seen), so such a sample says nothing of what the process keeps open."""
+    return any(kind.endswith(INDEX_WRITER_LOCK) for kind in sample.fd_kinds.get(name, {}))
+
+
+def _growth(samples: list[Sample], warmup: float, pick: str) -> dict[str, dict[str, float]]:
+    """From the median of the first ``WINDOW`` samples after the warm-up to the median of the
+    last ``WINDOW``; for descriptors, of the samples taken outside an index commit."""
     out: dict[str, dict[str, float]] = {}
     for name in samples[0].rss_kib:
 
         def value(s: Sample, name: str = name) -> int:
             return s.rss_kib[name] if pick == "rss" else s.fds[name]
 
-        base = statistics.median(value(s) for s in base_window)
-        end = statistics.median(value(s) for s in end_window)
+        after = [
+            s for s in samples if s.at >= warmup and (pick == "rss" or not _committing(s, name))
+        ]
+        assert len(after) >= 2 * WINDOW, f"{name}: {len(after)} {pick} samples to compare"
+        base = statistics.median(value(s) for s in after[:WINDOW])
+        end = statistics.median(value(s) for s in after[-WINDOW:])
         out[name] = {"start": base, "end": end, "growth": (end - base) / base}
     return out
 
@@ -404,7 +450,11 @@ def test_mixed_load_on_two_replicas_keeps_memory_and_files_flat(
     assert set(job_states) <= {"done"}, job_states
     for name in deployment.pids:
         assert rss[name]["growth"] < MAX_GROWTH, (name, rss[name], processes.describe())
-        assert fds[name]["growth"] < MAX_GROWTH, (name, fds[name])
+        assert fds[name]["growth"] < MAX_GROWTH, (
+            name,
+            fds[name],
+            _fd_change(samples, warmup, name),
+        )
 
 
 def _settle_jobs(deployment: Deployment, jobs: list[str]) -> Counter[str]:

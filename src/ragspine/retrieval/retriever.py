@@ -29,6 +29,7 @@ from ragspine.retrieval.passages import copy_groups
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.retrieval.rerank import Reranker
 from ragspine.retrieval.rewrite import rewrite_query
+from ragspine.retrieval.skew import report_skew
 from ragspine.retrieval.vectors import VectorIndex
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
@@ -104,12 +105,14 @@ class HybridRetriever:
         pool = list(dict.fromkeys(cid for ranking in rankings for cid in ranking))
         chunks = self.store.get_chunks(pool)
         indexed = self.lexical.doc_versions()
-        admitted = [
+        current = {
             cid
             for cid in pool
-            if cid in chunks
-            and same_content(indexed.get(chunks[cid].doc_id, ""), chunks[cid])
-            and matches(chunks[cid], filters, clearance)
+            if cid in chunks and same_content(indexed.get(chunks[cid].doc_id, ""), chunks[cid])
+        }
+        report_skew(chunks[cid].doc_id for cid in pool if cid in chunks and cid not in current)
+        admitted = [
+            cid for cid in pool if cid in current and matches(chunks[cid], filters, clearance)
         ]
         # Copies of a passage (the same text in another file or version) count once in every
         # ranking, at the best place of any of them: they never push a distinct passage down.
