@@ -4,8 +4,9 @@ The parser reads these words in the same pass as its other cues (one automaton, 
 profile because a profile's named groups — "all regions" — are read here too). ``read_analysis``
 turns the hits into an ``Analysis``: which computation, over which units. A cue the engine has
 no computation for (a share, a median, a per-head figure) or a population the profile does not
-define is kept as ``AnalysisOp.UNSUPPORTED``, so the answer says what it did not do instead of
-answering the plain figure.
+define, or a breakdown finer than the asked period ("per quarter" of a year,
+``agent.period_breakdown``), is kept as ``AnalysisOp.UNSUPPORTED``, so the answer says what it
+did not do instead of answering the plain figure.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import replace
 
 from ragspine.agent.cues import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
+from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
 from ragspine.agent.types import Analysis, AnalysisOp, ParsedIntent, Ratio
 from ragspine.profile.glossary import CHANNEL, ENTITY
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher, alias_key, mask
@@ -140,6 +142,7 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
     """Every analyst cue, and the profile's named groups (kind ``group``, its code as the code)."""
     entries = [AliasEntry(word, kind, word) for kind, words in _CUES for word in words]
     entries += _top_entries()
+    entries += [AliasEntry(word, PER_PERIOD, unit) for word, unit in breakdown_cues()]
     for group in profile.groups:
         names = {group.name_zh, group.name_en, *group.aliases} - {""}
         entries += [AliasEntry(name, "group", group.code) for name in sorted(names)]
@@ -169,6 +172,10 @@ def read_analysis(
     ratio = _ratio_asked(text, terms, profile)
     if ratio:
         return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(ratio,))
+    too_fine = finer_than_asked(hits, periods)
+    if too_fine:
+        return Analysis(AnalysisOp.UNSUPPORTED, unsupported=too_fine)
+    hits = [hit for hit in hits if hit.kind != PER_PERIOD]
     kinds = {hit.kind for hit in hits}
     if not kinds - {"close", "from"} and ("from" not in kinds or len(periods) < 2):
         return None

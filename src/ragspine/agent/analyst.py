@@ -22,6 +22,7 @@ from ragspine.agent.analyst_periods import over_periods
 from ragspine.agent.guard import ToolContext
 from ragspine.agent.messages import Messages
 from ragspine.agent.messages.analysis import AnalysisMessages, analysis_messages
+from ragspine.agent.period_breakdown import BREAKDOWN_PREFIX
 from ragspine.agent.types import (
     AgentResult,
     Analysis,
@@ -55,7 +56,7 @@ def run_analysis(
     text = analysis_messages(intent.language)
     if analysis.op is AnalysisOp.UNSUPPORTED:
         return AgentResult(
-            _unsupported(analysis, text, tools.profile, intent.language),
+            _unsupported(analysis, text, tools.profile, intent.language, intent.period),
             intent.route,
             clarification,
             answer_kind=AnswerKind.CLARIFY,
@@ -98,12 +99,25 @@ def run_analysis(
 
 
 def _unsupported(
-    analysis: Analysis, text: AnalysisMessages, profile: DomainProfile, language: str
+    analysis: Analysis,
+    text: AnalysisMessages,
+    profile: DomainProfile,
+    language: str,
+    period: Period | None,
 ) -> str:
     first = analysis.unsupported[0] if analysis.unsupported else ""
     if first.startswith(POPULATION_PREFIX):
         named = Names(profile, language).entity(first.removeprefix(POPULATION_PREFIX))
         return text.no_population(named)
+    if first.startswith(BREAKDOWN_PREFIX):
+        unit = first.removeprefix(BREAKDOWN_PREFIX)
+        label = period.label if period is not None else ""
+        example = ""
+        if unit == "quarter" and period is not None and period.type == "FY":
+            # Its number in words: the answer states no figure the question did not hold.
+            zh, en = f"「{label}第一季度」", f'"the first quarter of {label}"'
+            example = zh if language == "zh" else en
+        return text.no_breakdown(unit, label, example)
     if first.startswith(GROUP_PREFIX):
         known = [(g.name_zh if language == "zh" else g.name_en) or g.code for g in profile.groups]
         return text.unknown_population(first.removeprefix(GROUP_PREFIX), known)

@@ -1,6 +1,7 @@
 """The sweep's calendar templates: dates ("year ended …", "as at …", "six months ended …", a
-year end the calendar does not have), a month name, and parts of a year that are no fiscal
-period (the first nine months, Q1-Q3, the year to date). See ``eval.sweep_grid``.
+year end the calendar does not have), a month name, parts of a year that are no fiscal
+period (the first nine months, Q1-Q3, the year to date), breakdowns finer than the period asked
+and quarters no year has. See ``eval.sweep_grid``.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import calendar
 from collections.abc import Iterator
 
+from ragspine.eval.oracle import TruthKey
 from ragspine.eval.sweep_grid import Grid, SweepQuestion
 from ragspine.profile.fiscal_calendar import Period
 
@@ -16,7 +18,7 @@ _MONTHS = tuple(calendar.month_name)
 
 def calendar_questions(grid: Grid) -> list[SweepQuestion]:
     """The templates of this module over ``grid``, in a fixed order."""
-    return [*_dates(grid), *_month(grid), *_part_year(grid)]
+    return [*_dates(grid), *_month(grid), *_part_year(grid), *_breakdown(grid)]
 
 
 def _ends(grid: Grid, p: Period) -> tuple[int, int, int]:
@@ -105,3 +107,33 @@ def _part_year(grid: Grid) -> Iterator[SweepQuestion]:
                 s = f"ytd{lang}"
                 q = form.format(e=grid.entity(e.code, lang, s), m=grid.metric(m.code, lang, s))
                 yield grid.ask("part_year", lang, q, set())
+
+
+def _breakdown(grid: Grid) -> Iterator[SweepQuestion]:
+    """A year asked per quarter, month, week or day, or a fifth quarter: no figure of the
+    truth answers it (the year's is another question's); a quarter asked "quarterly" is that
+    quarter's own key (docs/analyst.md)."""
+    quarters = [p for p in grid.periods() if p.type.startswith("Q")]
+    y = grid.years()[-2]  # the latest year the truth holds (the last is one after it)
+    for e in grid.profile.entities:
+        for m in grid.profile.metrics:
+            forms: list[tuple[str, str, Period | None]] = [
+                ("en", f"What was {{e}} {{m}} per quarter in FY{y}?", None),
+                ("en", f"{{e}} monthly {{m}} for {y}", None),
+                ("en", f"{{e}} average daily {{m}} in FY{y}", None),
+                ("en", f"{{e}} {{m}} Q5 {y}", None),
+                ("zh", f"{{e}}FY{y}每季度{{m}}是多少", None),
+                ("zh", f"{{e}}{y}年每周{{m}}", None),
+                ("zh", f"{{e}}{y}年第五季度{{m}}", None),
+            ]
+            for q in quarters:
+                n = q.type[1]
+                forms += [
+                    ("en", f"{{e}} quarterly {{m}} in Q{n} {q.year}", q),
+                    ("zh", f"{{e}}FY{q.year}第{n}季度{{m}}", q),
+                ]
+            for i, (lang, form, period) in enumerate(forms):
+                s = f"bd{lang}{i}"
+                text = form.format(e=grid.entity(e.code, lang, s), m=grid.metric(m.code, lang, s))
+                keys = {grid.key(m.code, e.code, period)} if period is not None else set[TruthKey]()
+                yield grid.ask("breakdown", lang, text, keys)

@@ -179,8 +179,24 @@ _RELATIVE_COMBOS: list[tuple[str, Resolver]] = [
         lambda m, d, c: shared_period(_rel_year(m["ry"], d, c), f"Q{m['q']}"),
     ),
 ]
+# A quarter or half no year has ("Q5 2024", "2024H3", "2024年第五季度"): matched, so the year
+# beside it is not answered for, and resolved to no period, so the question is asked about.
+_NO_PART = r"(?:[Qq](?:0|[5-9])|[Hh](?:0|[3-9]))(?!\d)"
+_NO_QUARTER_ZH = r"第\s*[五六七八九十5-9]\s*季度"
+# What may stand between a year and its quarter or half in Chinese: "2024年", "2024财年",
+# "FY2024 年度" (a year written "FY2024" takes the same words).
+_YEAR_WORD_ZH = r"(?:财年|财政年度|年度|年)?"
+_IMPOSSIBLE_PARTS: list[tuple[str, Resolver]] = [
+    (rf"{_NOT_BEFORE}(?:FY\s*)?{_YEAR_ZH}\s*年?\s*{_NO_PART}", lambda m, d, c: None),
+    (rf"{_B}{_NO_PART}\s*(?:of\s+)?(?:FY|'|’)?\s*{_YEAR}(?![\d])", lambda m, d, c: None),
+    (
+        rf"{_NOT_BEFORE}(?:FY\s*)?{_YEAR_ZH}\s*{_YEAR_WORD_ZH}\s*(?:的)?\s*{_NO_QUARTER_ZH}",
+        lambda m, d, c: None,
+    ),
+]
 _ABSOLUTE: list[tuple[str, Resolver]] = [
-    *DATE_RULES,
+    *DATE_RULES,  # first: WITHOUT_DATES leaves out this range of rules by position
+    *_IMPOSSIBLE_PARTS,
     *PART_YEAR_RULES,
     # --- absolute year + sub-period
     (
@@ -201,11 +217,11 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
         lambda m, d, c: shared_period(int(m["y"]), _half_en(m["h"])),
     ),
     (
-        rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*{_YEAR_WORD_ZH}\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
         lambda m, d, c: shared_period(_year(m["y"]), _q(m["q"])),
     ),
     (
-        rf"{_NOT_BEFORE}(?P<y>{_YEAR_ZH})\s*年?\s*(?:的)?\s*(?P<h>[上下])半年",
+        rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*{_YEAR_WORD_ZH}\s*(?:的)?\s*(?P<h>[上下])半年",
         lambda m, d, c: shared_period(_year(m["y"]), _half_zh(m["h"])),
     ),
     (
@@ -283,6 +299,8 @@ _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
         lambda m, d, c: shared_period(c.fiscal_year(d), _q(m["q"])),
     ),
     (rf"{_B}[Qq](?P<q>[1-4]){_E}", lambda m, d, c: shared_period(c.fiscal_year(d), f"Q{m['q']}")),
+    (rf"{_B}{_NO_PART}{_E}", lambda m, d, c: None),
+    (_NO_QUARTER_ZH, lambda m, d, c: None),
     (rf"{_B}[Hh](?P<h>[12]){_E}", lambda m, d, c: shared_period(c.fiscal_year(d), f"H{m['h']}")),
 ]
 _RULES = [*_RELATIVE_COMBOS, *_ABSOLUTE, *_RELATIVE_ALONE]

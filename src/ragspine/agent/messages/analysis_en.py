@@ -124,6 +124,20 @@ def unsupported(words: list[str]) -> str:
     )
 
 
+def no_breakdown(unit: str, period: str, example: str) -> str:
+    within = f" of {period}" if period else ""
+    ask = (
+        f"Ask for one {unit} by name (for example {example}) to get its figure with its source."
+        if example
+        else "Figures are kept by fiscal year, half and quarter: ask for one of those instead."
+    )
+    return (
+        f"Not answered: the question asks for a figure for each {unit}{within}, which this "
+        f"engine does not break down, and the whole period's figure is not given in its "
+        f"place. {ask}"
+    )
+
+
 def no_population(entity: str) -> str:
     return (
         f"Not answered: the profile defines no units under {entity} to rank, total or leave "

@@ -116,6 +116,21 @@ def unsupported(words: list[str]) -> str:
     )
 
 
+_UNITS_ZH = {"quarter": "季度", "month": "月", "week": "周", "day": "日"}
+
+
+def no_breakdown(unit: str, period: str, example: str) -> str:
+    name = _UNITS_ZH.get(unit, unit)
+    ask = (
+        f"可逐一询问某个{name}（例如{example}），系统会连同来源给出该期数据。"
+        if example
+        else "数据按财年、半年度和季度保存，请改问其中之一。"
+    )
+    return (
+        f"未回答：问题要求{period}每{name}的数据，本系统不做此拆分，也不以整段期间的数值代替。{ask}"
+    )
+
+
 def no_population(entity: str) -> str:
     return (
         f"未回答：配置中没有定义{entity}下属的单位，无法排名、合计或剔除，因此不给出数值。"
