@@ -307,3 +307,11 @@ def test_no_dev_or_regression_case_copies_a_heldout_case() -> None:
 def _listed_lines() -> list[str]:
     text = PREDATING_HELDOUT.read_text(encoding="utf-8")
     return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_a_follow_up_case_carries_its_earlier_questions() -> None:
+    case = parse_case('{"id": "f", "question": "And in FY2023?", "previous": ["HK FY2024?"]}')
+    assert case.previous == ("HK FY2024?",)
+    assert parse_case('{"id": "g", "question": "FY2024?"}').previous == ()
+    with pytest.raises(ValueError, match="'previous' must be a list"):
+        parse_case('{"id": "h", "question": "And?", "previous": "HK FY2024?"}')

@@ -12,6 +12,7 @@ a held-out one: ``test_cases.py``."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,22 @@ def truth(workspace: Path) -> GroundTruth:
 def run(workspace: Path) -> EvalRun:
     with ask_with(workspace) as ask:
         return run_splits(ask)
+
+
+def test_a_follow_up_case_is_asked_with_its_conversation(
+    workspace: Path, splits: dict[Split, list[GoldenCase]]
+) -> None:
+    """The dev follow-ups ("And in FY2023?") state their expected figure only when their
+    earlier questions reach the engine: asked alone, none names a figure at all."""
+    cases = [c for c in splits[Split.DEV] if c.previous]
+    assert {"en", "zh"} <= {t for c in cases for t in c.tags}
+    with ask_with(workspace) as ask:
+        for case in cases:
+            wanted = [f"{v.value:,.0f}" for v in case.expect.values]
+            assert wanted, case.id
+            assert all(w in ask(case).answer for w in wanted), case.id
+            alone = ask(replace(case, previous=())).answer
+            assert not any(w in alone for w in wanted), case.id
 
 
 def report_of(run: EvalRun, split: Split) -> GoldenReport:

@@ -100,6 +100,8 @@ class GoldenCase:
     corpus: Corpus = Corpus.DEMO
     known_issue: str = ""
     note: str = ""
+    # The conversation's earlier user questions, oldest first: the case is a follow-up.
+    previous: tuple[str, ...] = ()
 
 
 class Split(StrEnum):
@@ -148,6 +150,7 @@ _CASE_FIELDS = {
     "corpus",
     "known_issue",
     "note",
+    "previous",
 }
 _EXPECT_FIELDS = {
     "mode",
@@ -187,6 +190,7 @@ def parse_case(line: str) -> GoldenCase:
         corpus=Corpus.parse(_text(raw, "corpus", Corpus.DEMO.value)),
         known_issue=_text(raw, "known_issue", ""),
         note=_text(raw, "note", ""),
+        previous=_strings(raw, "previous"),
     )
 
 

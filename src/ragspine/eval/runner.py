@@ -90,7 +90,9 @@ class WorkspaceAsker:
         return self.profile.defaults.channel
 
     def __call__(self, case: GoldenCase) -> AgentResult:
-        return self._rag(case).ask(case.question, reference_date=case.reference_date)
+        return self._rag(case).ask(
+            case.question, reference_date=case.reference_date, previous=case.previous
+        )
 
     def _rag(self, case: GoldenCase) -> RAGSpine | ServerRAGSpine:
         return self.engine(case.corpus, case.clearance)
