@@ -17,7 +17,14 @@ from typing import Protocol
 
 from ragspine.agent.analysis_cues import GROUP_PREFIX, POPULATION_PREFIX
 from ragspine.agent.analyst_derived import over_ratio
-from ragspine.agent.analyst_job import Job, facts_of, missing, one_unit, positions
+from ragspine.agent.analyst_job import (
+    Job,
+    facts_of,
+    missing,
+    one_unit,
+    positions,
+    ties_and_unranked,
+)
 from ragspine.agent.analyst_periods import over_periods
 from ragspine.agent.guard import ToolContext
 from ragspine.agent.messages import Messages
@@ -285,15 +292,7 @@ def _rank(
             job.show(before[entity], "   ")
         else:
             job.show(current[entity], lead=job.text.ranked(str(position), ""))
-    for value in dict.fromkeys(scored.values()):
-        tied = [e for e in ordered if scored[e] == value]
-        if len(tied) > 1:
-            job.lines.append(job.text.tie(job.entities(tied)))
-    unranked = [e for e in a.population if e not in scored]
-    if unranked:
-        job.lines.append(job.text.unranked(job.entities(unranked)))
-        job.short = True
-        for entity in unranked:
-            job.show(current[entity], "   ")
-            if a.by_growth and isinstance(current[entity], FoundFact):
-                job.show(before[entity], "   ")
+    for entity in ties_and_unranked(job, ordered, scored, a.population):
+        job.show(current[entity], "   ")
+        if a.by_growth and isinstance(current[entity], FoundFact):
+            job.show(before[entity], "   ")

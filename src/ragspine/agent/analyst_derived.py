@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragspine.agent.analyst_job import Job, positions
+from ragspine.agent.analyst_job import Job, positions, ties_and_unranked
 from ragspine.agent.render import subject as line_subject
 from ragspine.agent.types import (
     Analysis,
@@ -194,17 +194,9 @@ def _rank(job: Job, a: Analysis, ratio: Ratio, period: Period, channel: str) -> 
         _inputs(job, figure)
         _provisional(job, figure, headline, waiting)
         _check(job, figure, rule, "   ")
-    for value in dict.fromkeys(scored.values()):
-        tied = [e for e in ordered if scored[e] == value]
-        if len(tied) > 1:
-            job.lines.append(job.text.tie(job.entities(tied)))
-    unranked = [e for e in a.population if e not in scored]
-    if unranked:
-        job.lines.append(job.text.unranked(job.entities(unranked)))
-        job.short = True
-        for entity in unranked:
-            job.lines.append(f"   {figures[entity].reason}")
-            _inputs(job, figures[entity])
+    for entity in ties_and_unranked(job, ordered, scored, a.population):
+        job.lines.append(f"   {figures[entity].reason}")
+        _inputs(job, figures[entity])
 
 
 def _inputs(job: Job, figure: _Figure) -> None:

@@ -120,6 +120,22 @@ def positions(ordered: list[str], scored: dict[str, float]) -> list[int]:
     return found
 
 
+def ties_and_unranked(
+    job: Job, ordered: list[str], scored: dict[str, float], population: tuple[str, ...]
+) -> list[str]:
+    """State each tie among the ranked units and, when some units have no figure, name them
+    (the answer is then partial); returns those units, for the caller to show why."""
+    for value in dict.fromkeys(scored.values()):
+        tied = [e for e in ordered if scored[e] == value]
+        if len(tied) > 1:
+            job.lines.append(job.text.tie(job.entities(tied)))
+    unranked = [e for e in population if e not in scored]
+    if unranked:
+        job.lines.append(job.text.unranked(job.entities(unranked)))
+        job.short = True
+    return unranked
+
+
 def missing(job: Job, names: list[str]) -> None:
     job.lines.append(job.text.missing(names))
     job.short = True
