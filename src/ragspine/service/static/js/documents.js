@@ -117,6 +117,9 @@ async function upload(files) {
   byId("jobs").prepend(card.node);
   const form = new FormData();
   for (const file of files) form.append("files", file, file.name);
+  // Hidden sheets, rows and columns are skipped and counted unless asked for; read, a hidden
+  // figure never outranks a visible one (docs/ingestion.md).
+  if (byId("include-hidden").checked) form.append("include_hidden", "true");
   await watch(card, async () => {
     const { job_id: jobId } = await postForm("/v1/ingest/jobs", form);
     card.node.dataset.job = jobId;
