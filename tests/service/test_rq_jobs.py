@@ -21,10 +21,10 @@ import pytest
 pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
 
 from ragspine.profile.loader import load_profile
-from ragspine.service.jobs import JobFile, JobState, JobStatus
-from ragspine.service.owner_lock import OwnerLock
-from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
-from ragspine.service.rq_worker import SCRATCH_NAME, run_worker
+from ragspine.service.jobs.owner_lock import OwnerLock
+from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
+from ragspine.service.jobs.rq_jobs import RetryPolicy, RQJobQueue
+from ragspine.service.jobs.rq_worker import SCRATCH_NAME, run_worker
 from ragspine.storage.postgres import PostgresWorkspaceStore
 
 # Retried at once: the tests do not wait out a production backoff.
@@ -48,7 +48,7 @@ def deployment(
 ) -> tuple[str, str, str]:
     """(database url, schema, redis url) of a fresh deployment."""
     url, schema = postgres_database
-    from ragspine.service.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_jobs import queue_name_for
 
     redis_queue_cleanup.append(queue_name_for(schema))
     return url, schema, redis_url
@@ -349,7 +349,7 @@ def test_ready_only_while_a_worker_beats(
     import redis
     from rq import Queue, SimpleWorker
 
-    from ragspine.service.rq_liveness import WorkerDuties
+    from ragspine.service.jobs.rq_liveness import WorkerDuties
 
     alone = jobs.readiness()
     with redis.Redis.from_url(deployment[2]) as client:
@@ -381,7 +381,7 @@ def test_a_beat_registers_a_worker_again_after_redis_lost_it(
     import redis
     from rq import Queue, SimpleWorker, Worker
 
-    from ragspine.service.rq_liveness import WorkerDuties, heartbeat_key
+    from ragspine.service.jobs.rq_liveness import WorkerDuties, heartbeat_key
 
     with redis.Redis.from_url(deployment[2]) as client:
         queue = Queue(jobs.queue_name, connection=client)

@@ -43,9 +43,9 @@ def test_uploads_reveal_nothing_above_clearance_in_scale_out_mode(
 ) -> None:
     pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
     from ragspine.profile.loader import load_profile
+    from ragspine.service.jobs.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_worker import run_worker
     from ragspine.service.pg_keys import PostgresKeyStore
-    from ragspine.service.rq_jobs import queue_name_for
-    from ragspine.service.rq_worker import run_worker
 
     url, schema = postgres_database
     redis_queue_cleanup.append(queue_name_for(schema))

@@ -52,7 +52,8 @@ from ragspine.service.edge import (
 )
 from ragspine.service.fact_routes import facts_router
 from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
-from ragspine.service.jobs import InProcessJobQueue, JobFile, JobQueue, JobStatus
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobFile, JobQueue, JobStatus
 from ragspine.service.keys import (
     KEY_REQUIRED,
     KEY_UNKNOWN,
@@ -273,7 +274,7 @@ def _job_queue(
         owned.append(local.close)
         local.remove_unqueued_uploads()  # left by a server killed in the middle of a request
         return local
-    from ragspine.service.rq_jobs import RQJobQueue
+    from ragspine.service.jobs.rq_jobs import RQJobQueue
 
     assert settings.database_url is not None and settings.redis_url is not None
     assert isinstance(backend, PostgresBackend)

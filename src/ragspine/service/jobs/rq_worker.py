@@ -1,4 +1,4 @@
-"""The RQ worker side of :class:`~ragspine.service.rq_jobs.RQJobQueue`: what
+"""The RQ worker side of :class:`~ragspine.service.jobs.rq_jobs.RQJobQueue`: what
 ``ragspine worker`` runs.
 
 A job's files come from PostgreSQL and go into the PostgreSQL workspace store through the
@@ -35,19 +35,19 @@ from rq.timeouts import JobTimeoutException  # noqa: E402
 from ragspine.errors import RagSpineError, StoreError  # noqa: E402
 from ragspine.ingestion.pipeline import FileResult, Outcome, SourceFile, ingest  # noqa: E402
 from ragspine.profile.model import DomainProfile  # noqa: E402
-from ragspine.service.job_lease import JobLease  # noqa: E402
-from ragspine.service.job_reconciler import Reconciler  # noqa: E402
-from ragspine.service.jobs import (  # noqa: E402
+from ragspine.service.jobs.job_lease import JobLease  # noqa: E402
+from ragspine.service.jobs.job_reconciler import Reconciler  # noqa: E402
+from ragspine.service.jobs.ordered_store import OrderedUploadStore  # noqa: E402
+from ragspine.service.jobs.owner_lock import OwnerLock  # noqa: E402
+from ragspine.service.jobs.pg_jobs import PendingFile, PostgresJobTable  # noqa: E402
+from ragspine.service.jobs.queue import (  # noqa: E402
     JobFileResult,
     JobState,
     result_notes,
     superseded_result,
 )
-from ragspine.service.ordered_store import OrderedUploadStore  # noqa: E402
-from ragspine.service.owner_lock import OwnerLock  # noqa: E402
-from ragspine.service.pg_jobs import PendingFile, PostgresJobTable  # noqa: E402
-from ragspine.service.rq_jobs import RetryPolicy, queue_name_for  # noqa: E402
-from ragspine.service.rq_liveness import (  # noqa: E402
+from ragspine.service.jobs.rq_jobs import RetryPolicy, queue_name_for  # noqa: E402
+from ragspine.service.jobs.rq_liveness import (  # noqa: E402
     ForkingWorker,
     InProcessWorker,
     WorkerDuties,
@@ -59,7 +59,7 @@ _log = logging.getLogger(__name__)
 
 # How often a worker runs RQ's registry maintenance. A job whose worker died is not left to it
 # (an idle worker blocks in its dequeue for minutes between runs): the reconciler
-# (``service.job_reconciler``) finds it by its free lease within seconds.
+# (``service.jobs.job_reconciler``) finds it by its free lease within seconds.
 MAINTENANCE_SECONDS = 60
 # The folder of $TMPDIR holding each running worker's scratch folder.
 SCRATCH_NAME = "ragspine-worker"
@@ -92,7 +92,7 @@ def _current() -> WorkerConfig:
 def run_ingest_job(job_id: str) -> str:
     """Ingest the unfinished files of one job (RQ's job function); returns its final state.
 
-    The job runs only while this process holds its lease (``service.job_lease``): a second
+    The job runs only while this process holds its lease (``service.jobs.job_lease``): a second
     delivery of a job another live worker runs, or of one that ended, does nothing. Each file
     is written only if no newer upload of its document was written first; otherwise its
     result says ``superseded``, and so does the job's state."""
