@@ -20,11 +20,13 @@ import pytest
 
 pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
 
+from rq.utils import import_attribute
+
 from ragspine.profile.loader import load_profile
 from ragspine.service.jobs.owner_lock import OwnerLock
 from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
-from ragspine.service.jobs.rq_jobs import RetryPolicy, RQJobQueue
-from ragspine.service.jobs.rq_worker import SCRATCH_NAME, run_worker
+from ragspine.service.jobs.rq_jobs import FAILURE_CALLBACK, JOB_FUNCTION, RetryPolicy, RQJobQueue
+from ragspine.service.jobs.rq_worker import SCRATCH_NAME, job_failed, run_ingest_job, run_worker
 from ragspine.storage.postgres import PostgresWorkspaceStore
 
 # Retried at once: the tests do not wait out a production backoff.
@@ -94,6 +96,15 @@ def documents_are_whole(url: str, schema: str) -> dict[str, int]:
             assert len(facts) == record.n_facts, record.doc_id
             counts[record.doc_id] = len(store.list_chunks(record.doc_id))
     return counts
+
+
+def test_redis_names_the_worker_functions_by_the_paths_earlier_versions_queued() -> None:
+    """A job sits in Redis as an import path: it must not change when the worker's code moves,
+    or a job queued before an upgrade finds no function on an upgraded worker."""
+    assert JOB_FUNCTION == "ragspine.service.rq_worker.run_ingest_job"
+    assert FAILURE_CALLBACK == "ragspine.service.rq_worker.job_failed"
+    assert import_attribute(JOB_FUNCTION) is run_ingest_job
+    assert import_attribute(FAILURE_CALLBACK) is job_failed
 
 
 def test_a_job_runs_on_a_worker_and_its_status_is_read_by_another_api_process(

@@ -45,8 +45,10 @@ QUEUE_UNAVAILABLE = (
 NO_LIVE_WORKER = "no live worker"
 
 # What a worker runs, named by import path: the API process never imports the ingestion code.
-JOB_FUNCTION = "ragspine.service.jobs.rq_worker.run_ingest_job"
-FAILURE_CALLBACK = "ragspine.service.jobs.rq_worker.job_failed"
+# The path is the alias module ragspine.service.rq_worker, which stays put when the worker's
+# code moves: a job queued by one version runs on a worker of another.
+JOB_FUNCTION = "ragspine.service.rq_worker.run_ingest_job"
+FAILURE_CALLBACK = "ragspine.service.rq_worker.job_failed"
 
 
 def queue_name_for(schema: str) -> str:
