@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.hidden_workbook import HIDDEN_CELLS, SET_ASIDE, VISIBLE, write_workbook
@@ -119,7 +119,7 @@ def server(
     redis url)."""
     pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
     from ragspine.service.jobs.rq_jobs import queue_name_for
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = postgres_database
     redis_queue_cleanup.append(queue_name_for(schema))

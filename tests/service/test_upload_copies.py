@@ -17,7 +17,7 @@ from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.profiles import INITECH_PATH, initech

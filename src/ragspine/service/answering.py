@@ -35,7 +35,7 @@ from ragspine.retrieval.skew import in_one_version
 from ragspine.service.backends import Backend, Engine
 from ragspine.service.chat_history import usable_previous
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.service.schemas import CacheInfo, ServiceAskResponse
 from ragspine.service.settings import ServiceSettings
 

@@ -54,7 +54,7 @@ from ragspine.service.fact_routes import facts_router
 from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
 from ragspine.service.jobs.in_process import InProcessJobQueue
 from ragspine.service.jobs.queue import JobFile, JobQueue, JobStatus
-from ragspine.service.keys import (
+from ragspine.service.keys.store import (
     KEY_REQUIRED,
     KEY_UNKNOWN,
     NO_AUTH_NAME,
@@ -241,7 +241,7 @@ def _authenticator(
         keys = KeyStore(backend.workspace)
         owned.append(keys.close)
         return keys
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     assert settings.database_url is not None
     assert isinstance(backend, PostgresBackend)
@@ -255,7 +255,7 @@ def _authenticator(
 def _faq(settings: ServiceSettings, backend: Backend, owned: list[Callable[[], None]]) -> FaqLookup:
     if isinstance(backend, WorkspaceBackend):
         return FaqCache.from_profile(backend.profile)
-    from ragspine.service.pg_faq import PostgresFaqStore, PublishedFaq
+    from ragspine.service.faq.pg_faq import PostgresFaqStore, PublishedFaq
 
     assert settings.database_url is not None
     assert isinstance(backend, PostgresBackend)

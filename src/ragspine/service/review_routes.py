@@ -34,7 +34,7 @@ from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import writing
 from ragspine.service.backends import Backend, WorkspaceBackend
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.service.schemas import ReviewItemOut
 from ragspine.storage.documents import ReviewItem
 

@@ -16,7 +16,7 @@ from ragspine.llm.factory import build_provider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.answering import Answerer
 from ragspine.service.api import _backend, _faq  # the service's own parts, opened the same way
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.service.mcp_server.tools import build_server
 from ragspine.service.settings import ServiceSettings
 

@@ -31,7 +31,7 @@ from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.skew import in_one_version
 from ragspine.service.answering import Answerer, Overloaded
 from ragspine.service.fact_routes import FactList, FactOut
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.service.mcp_server.outputs import (
     DocumentList,
     DocumentOut,
