@@ -31,8 +31,8 @@ from ragspine.ingestion.pipeline import SourceFile, ingest
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
+from ragspine.service.http.uploads import upload_doc_id
 from ragspine.service.keys.store import KeyStore
-from ragspine.service.uploads import upload_doc_id
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace

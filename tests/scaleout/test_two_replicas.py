@@ -21,7 +21,7 @@ from fastapi.testclient import TestClient
 from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace

@@ -14,7 +14,7 @@ from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 
 

@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace

@@ -17,9 +17,9 @@ from typing import Protocol
 import pytest
 
 from ragspine.errors import UsageError
+from ragspine.service.http.uploads import new_batch_name, store_upload
 from ragspine.service.jobs.in_process import InProcessJobQueue
 from ragspine.service.jobs.queue import JobFile, JobQueue, JobState, JobStatus
-from ragspine.service.uploads import new_batch_name, store_upload
 from ragspine.workspace import Workspace
 
 MEMO = b"# Hong Kong review\n\nHong Kong revenue grew on agency sales in FY2025.\n"

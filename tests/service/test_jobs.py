@@ -20,9 +20,9 @@ from ragspine.agent.types import AnswerKind
 from ragspine.demo.corpus import generate_corpus
 from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
+from ragspine.service.http.uploads import UploadLimits, new_batch_name, store_upload
 from ragspine.service.jobs.in_process import InProcessJobQueue
 from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
-from ragspine.service.uploads import UploadLimits, new_batch_name, store_upload
 from ragspine.storage.facts import utc_timestamp
 from ragspine.workspace import Workspace
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace

@@ -21,7 +21,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ragspine.service.answering import Answerer
-from ragspine.service.edge import error_response, request_id_of
+from ragspine.service.http.edge import error_response, request_id_of
 from ragspine.service.keys.store import (
     KEY_REQUIRED,
     KEY_UNKNOWN,

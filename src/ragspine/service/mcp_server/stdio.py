@@ -15,7 +15,7 @@ from mcp.server.mcpserver import Context
 from ragspine.llm.factory import build_provider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.answering import Answerer
-from ragspine.service.api import _backend, _faq  # the service's own parts, opened the same way
+from ragspine.service.http.app import _backend, _faq  # the service's own parts, opened the same way
 from ragspine.service.keys.store import Caller
 from ragspine.service.mcp_server.tools import build_server
 from ragspine.service.settings import ServiceSettings

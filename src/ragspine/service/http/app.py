@@ -39,10 +39,11 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.embedding import check_backend
 from ragspine.service.answering import Answerer, Overloaded, paragraphs
 from ragspine.service.backends import Backend, PostgresBackend, WorkspaceBackend
-from ragspine.service.chat_history import chat_turns
-from ragspine.service.display_routes import install_display
-from ragspine.service.document_routes import documents_router
-from ragspine.service.edge import (
+from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
+from ragspine.service.http.chat_history import chat_turns
+from ragspine.service.http.display_routes import install_display
+from ragspine.service.http.document_routes import documents_router
+from ragspine.service.http.edge import (
     UNAVAILABLE_RETRY_SECONDS,
     Edge,
     Metrics,
@@ -50,21 +51,10 @@ from ragspine.service.edge import (
     install_error_handlers,
     request_id_of,
 )
-from ragspine.service.fact_routes import facts_router
-from ragspine.service.faq.faq_cache import FaqCache, FaqLookup
-from ragspine.service.jobs.in_process import InProcessJobQueue
-from ragspine.service.jobs.queue import JobFile, JobQueue, JobStatus
-from ragspine.service.keys.store import (
-    KEY_REQUIRED,
-    KEY_UNKNOWN,
-    NO_AUTH_NAME,
-    Authenticator,
-    Caller,
-    KeyStore,
-)
-from ragspine.service.previews import preview
-from ragspine.service.review_routes import item_out, labels_mappable, review_router
-from ragspine.service.schemas import (
+from ragspine.service.http.fact_routes import facts_router
+from ragspine.service.http.previews import preview
+from ragspine.service.http.review_routes import item_out, labels_mappable, review_router
+from ragspine.service.http.schemas import (
     MODEL_ID,
     ApproveRequest,
     AskRequest,
@@ -87,9 +77,19 @@ from ragspine.service.schemas import (
     ServiceAskResponse,
     SourcePreview,
 )
+from ragspine.service.http.uploads import new_batch_name, store_upload
+from ragspine.service.http.web import install_web
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobFile, JobQueue, JobStatus
+from ragspine.service.keys.store import (
+    KEY_REQUIRED,
+    KEY_UNKNOWN,
+    NO_AUTH_NAME,
+    Authenticator,
+    Caller,
+    KeyStore,
+)
 from ragspine.service.settings import ServiceSettings
-from ragspine.service.uploads import new_batch_name, store_upload
-from ragspine.service.web import install_web
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace
@@ -410,7 +410,7 @@ async def _answer(
     previous: list[str],
 ) -> ServiceAskResponse:
     """The whole answer, every gate and guard decided, before anything is sent; ``previous``
-    are the conversation's earlier user questions (``service.chat_history``)."""
+    are the conversation's earlier user questions (``service.http.chat_history``)."""
     rid = request_id_of(request)
     started = time.perf_counter()
     answer = await service.answerer.run(

@@ -34,8 +34,8 @@ from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import writing
 from ragspine.service.backends import Backend, WorkspaceBackend
+from ragspine.service.http.schemas import ReviewItemOut
 from ragspine.service.keys.store import Caller
-from ragspine.service.schemas import ReviewItemOut
 from ragspine.storage.documents import ReviewItem
 
 _Code = Annotated[str | None, Field(default=None, min_length=1, max_length=64)]
