@@ -185,7 +185,7 @@ def _unreachable(url: str, redis_url: str) -> str:
 
 
 def _queue_name(schema: str) -> str:
-    from ragspine.service.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_jobs import queue_name_for
 
     return queue_name_for(schema)
 

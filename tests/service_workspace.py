@@ -16,7 +16,7 @@ import pytest
 from ragspine.demo.tour import build_demo_workspace
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import KeyStore
+from ragspine.service.keys.store import KeyStore
 from ragspine.workspace import Workspace
 
 # Request headers carrying each key, filled in by the `service_keys` fixture (the tokens are

@@ -16,7 +16,7 @@ def serve_workspace(root: Path) -> Iterator[str]:
     the server on exit."""
     import uvicorn
 
-    from ragspine.service.api import create_app
+    from ragspine.service.http.app import create_app
     from ragspine.service.settings import ServiceSettings
 
     app = create_app(ServiceSettings(workspace=root))

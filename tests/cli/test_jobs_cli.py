@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ragspine.cli import app
-from ragspine.service.job_lease import JobLease
-from ragspine.service.pg_jobs import PostgresJobTable, StoredFile, job_id_for
+from ragspine.service.jobs.job_lease import JobLease
+from ragspine.service.jobs.pg_jobs import PostgresJobTable, StoredFile, job_id_for
 
 runner = CliRunner()
 

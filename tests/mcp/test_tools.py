@@ -257,7 +257,7 @@ def test_http_a_key_revoked_mid_session_stops_at_once(served: str, service_works
     from mcp.shared.exceptions import MCPError
 
     from ragspine.profile.sensitivity import Sensitivity
-    from ragspine.service.keys import KeyStore
+    from ragspine.service.keys.store import KeyStore
     from ragspine.workspace import Workspace
 
     with KeyStore(Workspace.open(service_workspace)) as keys:

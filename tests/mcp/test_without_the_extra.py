@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from ragspine.cli import app
 from ragspine.optional import install_hint
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from tests.service_workspace import ServiceKeys
 

@@ -31,8 +31,8 @@ from ragspine.ingestion.pipeline import SourceFile, ingest
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
-from ragspine.service.keys import KeyStore
-from ragspine.service.uploads import upload_doc_id
+from ragspine.service.http.uploads import upload_doc_id
+from ragspine.service.keys.store import KeyStore
 from ragspine.storage.documents import ReviewState
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 from ragspine.workspace import Workspace
@@ -454,7 +454,7 @@ def test_uploads_reingests_decisions_and_asks_at_once_on_two_postgresql_replicas
 ) -> None:
     """Two `ragspine serve --database-url` replicas and two `ragspine worker` processes on
     one PostgreSQL schema and Redis queue; decisions on one item race through both replicas."""
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
     started = time.monotonic()

@@ -35,10 +35,10 @@ from ragspine.demo.corpus import generate_corpus
 from ragspine.ingestion.pipeline import METADATA_SUFFIX, SourceFile, ingest
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.jobs import JobFile, JobState, JobStatus
-from ragspine.service.keys import KeyStore
-from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue, queue_name_for
-from ragspine.service.uploads import upload_doc_id
+from ragspine.service.http.uploads import upload_doc_id
+from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
+from ragspine.service.jobs.rq_jobs import RetryPolicy, RQJobQueue, queue_name_for
+from ragspine.service.keys.store import KeyStore
 from ragspine.workspace import DB_NAME, SERVICE_DB_NAME, UPLOADS_NAME, Workspace
 from tests.cli.test_concurrency import rewrite_corpus_files
 from tests.reliability.conftest import long_budget

@@ -28,8 +28,8 @@ import redis
 from rq import Queue, Worker
 
 from ragspine.demo.corpus import generate_corpus
-from ragspine.service.jobs import FINAL_STATES, JobFile, JobState, JobStatus
-from ragspine.service.rq_jobs import RQJobQueue, queue_name_for
+from ragspine.service.jobs.queue import FINAL_STATES, JobFile, JobState, JobStatus
+from ragspine.service.jobs.rq_jobs import RQJobQueue, queue_name_for
 from ragspine.storage.postgres import PostgresWorkspaceStore
 from tests.reliability.trials import ARTIFACTS, ENV
 from tests.scaleout.processes import START_SECONDS, Processes, free_port, upload_files

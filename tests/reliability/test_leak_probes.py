@@ -37,8 +37,8 @@ from httpx import Response
 from ragspine.profile.display import plain_number
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
 from ragspine.service.faq.faq_cache import FaqCache, FaqHit
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from ragspine.storage.facts import ReviewStatus
 from ragspine.workspace import Workspace

@@ -21,8 +21,8 @@ from fastapi.testclient import TestClient
 from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.http.app import create_app
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.scaleout.processes import (
@@ -51,7 +51,7 @@ def _workers(redis_url: str, schema: str) -> int:
     from redis import Redis
     from rq import Queue, Worker
 
-    from ragspine.service.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_jobs import queue_name_for
 
     with Redis.from_url(redis_url) as connection:
         return Worker.count(queue=Queue(queue_name_for(schema), connection=connection))
@@ -124,7 +124,7 @@ def _workers_that_ran(
     from redis import Redis
     from rq.job import Job
 
-    from ragspine.service.rq_jobs import RQJobQueue
+    from ragspine.service.jobs.rq_jobs import RQJobQueue
 
     queue = RQJobQueue(postgres_url, redis_url, schema=schema)
     try:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from ragspine.ingestion.pipeline import ingest
 from ragspine.retrieval.refresh import refresh_indexes
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 

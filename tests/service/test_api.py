@@ -22,9 +22,9 @@ from ragspine.agent.agent import MAX_QUESTION_CHARS
 from ragspine.errors import UsageError
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
 from ragspine.service.faq.faq_cache import FaqCache, FaqHit
 from ragspine.service.faq.items import FaqItem
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.service_workspace import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys

@@ -14,7 +14,7 @@ from ragspine.demo.corpus import generate_corpus
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 
 
@@ -41,7 +41,7 @@ def deployment(
 @pytest.fixture
 def client(deployment: tuple[ServiceSettings, Path]) -> Iterator[TestClient]:
     settings, _ = deployment
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     assert settings.database_url is not None
     with PostgresKeyStore(settings.database_url, schema=settings.database_schema) as keys:
@@ -184,7 +184,7 @@ def test_the_faq_served_is_the_one_published_into_the_database(
     from ragspine.profile.loader import load_profile
     from ragspine.profile.sensitivity import Sensitivity
     from ragspine.service.faq.faq_cache import FaqCache
-    from ragspine.service.pg_faq import RELOAD_SECONDS, PostgresFaqStore
+    from ragspine.service.faq.pg_faq import RELOAD_SECONDS, PostgresFaqStore
 
     settings, _ = deployment
     assert settings.database_url is not None

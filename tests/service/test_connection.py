@@ -12,7 +12,7 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
-from ragspine.service.connection import GuardedProtocol, connection_limits
+from ragspine.service.http.connection import GuardedProtocol, connection_limits
 
 HEADER_TIMEOUT = 0.5
 BODY_TIMEOUT = 0.5

@@ -16,7 +16,7 @@ from openai import OpenAI
 from ragspine.demo.corpus import GroundTruth, load_ground_truth
 from ragspine.demo.tour import CORPUS_DIR
 from ragspine.eval.answer_values import stated_values
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from tests.service_workspace import INTERNAL, RESTRICTED, ServiceKeys
 

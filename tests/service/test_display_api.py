@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from tests.service_workspace import INTERNAL, ServiceKeys
 

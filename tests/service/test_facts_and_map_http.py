@@ -13,8 +13,8 @@ from openpyxl import load_workbook
 
 from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.http.app import create_app
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.profiles import INITECH_PATH, initech
@@ -145,7 +145,7 @@ def test_facts_over_postgres(
     redis_queue_cleanup: list[str],
     tmp_path: Path,
 ) -> None:
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
     from ragspine.storage.postgres import PostgresWorkspaceStore
 
     url, schema = postgres_database

@@ -18,9 +18,9 @@ from fastapi.testclient import TestClient
 from ragspine.agent.llm_provider import MockProvider
 from ragspine.profile.loader import load_profile
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
 from ragspine.service.faq.faq_cache import FaqCache
 from ragspine.service.faq.items import FaqItem
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 
 REF = "2026-11-26"

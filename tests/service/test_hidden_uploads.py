@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.http.app import create_app
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.hidden_workbook import HIDDEN_CELLS, SET_ASIDE, VISIBLE, write_workbook
@@ -118,8 +118,8 @@ def server(
     """A TestClient over a fresh PostgreSQL schema and its RQ queue; (client, url, schema,
     redis url)."""
     pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
-    from ragspine.service.pg_keys import PostgresKeyStore
-    from ragspine.service.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_jobs import queue_name_for
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = postgres_database
     redis_queue_cleanup.append(queue_name_for(schema))
@@ -136,7 +136,7 @@ def test_an_rq_worker_honours_include_hidden(
     server: tuple[TestClient, str, str, str], book: bytes, tmp_path: Path
 ) -> None:
     from ragspine.profile.loader import load_profile
-    from ragspine.service.rq_worker import run_worker
+    from ragspine.service.jobs.rq_worker import run_worker
 
     client, url, schema, redis_url = server
 

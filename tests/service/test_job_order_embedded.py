@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragspine.service.jobs import InProcessJobQueue, JobState
-from ragspine.service.uploads import new_batch_name, store_upload
+from ragspine.service.http.uploads import new_batch_name, store_upload
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobState
 from ragspine.workspace import Workspace
 from tests.service.test_jobs import wait_until
 

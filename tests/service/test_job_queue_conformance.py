@@ -1,4 +1,4 @@
-"""One behaviour suite for every :class:`~ragspine.service.jobs.JobQueue`: the embedded
+"""One behaviour suite for every :class:`~ragspine.service.jobs.queue.JobQueue`: the embedded
 in-process queue and the RQ queue over PostgreSQL and Redis (which needs both test servers:
 skipped without them, except under CI).
 
@@ -17,8 +17,9 @@ from typing import Protocol
 import pytest
 
 from ragspine.errors import UsageError
-from ragspine.service.jobs import InProcessJobQueue, JobFile, JobQueue, JobState, JobStatus
-from ragspine.service.uploads import new_batch_name, store_upload
+from ragspine.service.http.uploads import new_batch_name, store_upload
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobFile, JobQueue, JobState, JobStatus
 from ragspine.workspace import Workspace
 
 MEMO = b"# Hong Kong review\n\nHong Kong revenue grew on agency sales in FY2025.\n"
@@ -75,7 +76,7 @@ class OnRQ:
     queue: JobQueue = field(init=False)
 
     def __post_init__(self) -> None:
-        from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
+        from ragspine.service.jobs.rq_jobs import RetryPolicy, RQJobQueue
 
         retry = RetryPolicy(retries=1, intervals=(0,))
         self.queue = RQJobQueue(self.url, self.redis_url, schema=self.schema, retry=retry)
@@ -88,7 +89,7 @@ class OnRQ:
 
     def finish(self, job_id: str) -> JobStatus:
         from ragspine.profile.loader import load_profile
-        from ragspine.service.rq_worker import run_worker
+        from ragspine.service.jobs.rq_worker import run_worker
 
         run_worker(
             self.url,
@@ -109,7 +110,7 @@ def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]
     if request.param == "in-process":
         chosen: Harness = InProcess(Workspace.create(tmp_path / "ws"))
     else:
-        from ragspine.service.rq_jobs import queue_name_for
+        from ragspine.service.jobs.rq_jobs import queue_name_for
 
         url, schema = request.getfixturevalue("postgres_database")
         redis_url = request.getfixturevalue("redis_url")

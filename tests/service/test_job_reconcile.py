@@ -20,12 +20,12 @@ import redis
 from rq import Queue
 
 from ragspine.profile.loader import load_profile
-from ragspine.service import rq_worker
-from ragspine.service.job_lease import JobLease
-from ragspine.service.job_reconciler import reconcile
-from ragspine.service.jobs import JobState
-from ragspine.service.pg_jobs import PostgresJobTable
-from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
+from ragspine.service.jobs import rq_worker
+from ragspine.service.jobs.job_lease import JobLease
+from ragspine.service.jobs.job_reconciler import reconcile
+from ragspine.service.jobs.pg_jobs import PostgresJobTable
+from ragspine.service.jobs.queue import JobState
+from ragspine.service.jobs.rq_jobs import RetryPolicy, RQJobQueue
 from ragspine.storage.postgres import PostgresWorkspaceStore
 from tests.redis_server import delete_queue_keys
 from tests.service.test_rq_jobs import RETRY_AT_ONCE, deployment, documents_are_whole, upload, work

@@ -20,8 +20,9 @@ from ragspine.agent.types import AnswerKind
 from ragspine.demo.corpus import generate_corpus
 from ragspine.errors import UsageError
 from ragspine.facade import RAGSpine
-from ragspine.service.jobs import InProcessJobQueue, JobFile, JobState, JobStatus
-from ragspine.service.uploads import UploadLimits, new_batch_name, store_upload
+from ragspine.service.http.uploads import UploadLimits, new_batch_name, store_upload
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
 from ragspine.storage.facts import utc_timestamp
 from ragspine.workspace import Workspace
 
@@ -208,7 +209,8 @@ def test_close_finishes_the_current_file_and_the_next_queue_resumes_the_job(
 CRASHING_QUEUE = """
 import sys, time
 from pathlib import Path
-from ragspine.service.jobs import InProcessJobQueue, JobFile
+from ragspine.service.jobs.in_process import InProcessJobQueue
+from ragspine.service.jobs.queue import JobFile
 from ragspine.workspace import Workspace
 
 queue = InProcessJobQueue(Workspace.open(sys.argv[1]), poll_seconds=0.05)

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from ragspine.cli import app
 from ragspine.errors import UsageError
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import TOKEN_PREFIX, Caller, KeyStore
+from ragspine.service.keys.store import TOKEN_PREFIX, Caller, KeyStore
 from ragspine.workspace import SERVICE_DB_NAME, Workspace
 
 runner = CliRunner()
@@ -35,7 +35,7 @@ def keys(request: pytest.FixtureRequest, workspace: Workspace) -> Iterator[KeySt
         with KeyStore(workspace) as store:
             yield store
         return
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = request.getfixturevalue("postgres_database")
     with PostgresKeyStore(url, schema=schema) as pg_store:
@@ -150,7 +150,7 @@ def test_postgres_keeps_only_the_hash_and_other_processes_see_a_revocation(
 ) -> None:
     import psycopg
 
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = postgres_database
     with (
@@ -168,7 +168,7 @@ def test_postgres_keeps_only_the_hash_and_other_processes_see_a_revocation(
 
 
 def test_postgres_keys_need_the_upgraded_schema(postgres_url: str, postgres_schema: str) -> None:
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     with pytest.raises(Exception, match="ragspine db upgrade"):
         PostgresKeyStore(postgres_url, schema=postgres_schema)
@@ -239,7 +239,7 @@ def test_cli_usage_errors_are_one_line_and_exit_2(workspace: Workspace, tmp_path
 
 
 def test_cli_keys_on_a_postgres_deployment(postgres_database: tuple[str, str]) -> None:
-    from ragspine.service.pg_keys import PostgresKeyStore
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = postgres_database
     where = ("--database-url", url, "--schema", schema)

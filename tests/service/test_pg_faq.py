@@ -29,7 +29,7 @@ def acme() -> DomainProfile:
 
 @pytest.fixture
 def store(postgres_database: tuple[str, str]) -> Iterator[object]:
-    from ragspine.service.pg_faq import PostgresFaqStore
+    from ragspine.service.faq.pg_faq import PostgresFaqStore
 
     url, schema = postgres_database
     with PostgresFaqStore(url, schema=schema) as faq_store:
@@ -55,7 +55,7 @@ class Clock:
 
 
 def test_published_items_are_the_files_and_serve_alike(acme: DomainProfile, store: object) -> None:
-    from ragspine.service.pg_faq import PostgresFaqStore, PublishedFaq
+    from ragspine.service.faq.pg_faq import PostgresFaqStore, PublishedFaq
 
     assert isinstance(store, PostgresFaqStore)
     items = _file_items(acme)
@@ -82,7 +82,7 @@ def test_published_items_are_the_files_and_serve_alike(acme: DomainProfile, stor
 def test_a_publish_reaches_another_process_within_its_reload_interval(
     acme: DomainProfile, store: object, postgres_database: tuple[str, str]
 ) -> None:
-    from ragspine.service.pg_faq import PostgresFaqStore, PublishedFaq
+    from ragspine.service.faq.pg_faq import PostgresFaqStore, PublishedFaq
 
     assert isinstance(store, PostgresFaqStore)
     items = _file_items(acme)

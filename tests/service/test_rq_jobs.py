@@ -20,11 +20,13 @@ import pytest
 
 pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
 
+from rq.utils import import_attribute
+
 from ragspine.profile.loader import load_profile
-from ragspine.service.jobs import JobFile, JobState, JobStatus
-from ragspine.service.owner_lock import OwnerLock
-from ragspine.service.rq_jobs import RetryPolicy, RQJobQueue
-from ragspine.service.rq_worker import SCRATCH_NAME, run_worker
+from ragspine.service.jobs.owner_lock import OwnerLock
+from ragspine.service.jobs.queue import JobFile, JobState, JobStatus
+from ragspine.service.jobs.rq_jobs import FAILURE_CALLBACK, JOB_FUNCTION, RetryPolicy, RQJobQueue
+from ragspine.service.jobs.rq_worker import SCRATCH_NAME, job_failed, run_ingest_job, run_worker
 from ragspine.storage.postgres import PostgresWorkspaceStore
 
 # Retried at once: the tests do not wait out a production backoff.
@@ -48,7 +50,7 @@ def deployment(
 ) -> tuple[str, str, str]:
     """(database url, schema, redis url) of a fresh deployment."""
     url, schema = postgres_database
-    from ragspine.service.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_jobs import queue_name_for
 
     redis_queue_cleanup.append(queue_name_for(schema))
     return url, schema, redis_url
@@ -94,6 +96,15 @@ def documents_are_whole(url: str, schema: str) -> dict[str, int]:
             assert len(facts) == record.n_facts, record.doc_id
             counts[record.doc_id] = len(store.list_chunks(record.doc_id))
     return counts
+
+
+def test_redis_names_the_worker_functions_by_the_paths_earlier_versions_queued() -> None:
+    """A job sits in Redis as an import path: it must not change when the worker's code moves,
+    or a job queued before an upgrade finds no function on an upgraded worker."""
+    assert JOB_FUNCTION == "ragspine.service.rq_worker.run_ingest_job"
+    assert FAILURE_CALLBACK == "ragspine.service.rq_worker.job_failed"
+    assert import_attribute(JOB_FUNCTION) is run_ingest_job
+    assert import_attribute(FAILURE_CALLBACK) is job_failed
 
 
 def test_a_job_runs_on_a_worker_and_its_status_is_read_by_another_api_process(
@@ -349,7 +360,7 @@ def test_ready_only_while_a_worker_beats(
     import redis
     from rq import Queue, SimpleWorker
 
-    from ragspine.service.rq_liveness import WorkerDuties
+    from ragspine.service.jobs.rq_liveness import WorkerDuties
 
     alone = jobs.readiness()
     with redis.Redis.from_url(deployment[2]) as client:
@@ -381,7 +392,7 @@ def test_a_beat_registers_a_worker_again_after_redis_lost_it(
     import redis
     from rq import Queue, SimpleWorker, Worker
 
-    from ragspine.service.rq_liveness import WorkerDuties, heartbeat_key
+    from ragspine.service.jobs.rq_liveness import WorkerDuties, heartbeat_key
 
     with redis.Redis.from_url(deployment[2]) as client:
         queue = Queue(jobs.queue_name, connection=client)

@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from ragspine.service.api import create_app
+from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from tests.service_workspace import ServiceKeys
 

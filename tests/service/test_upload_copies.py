@@ -16,8 +16,8 @@ from ragspine.eval.scoring import repeated_quotes
 from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import refresh_indexes
-from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.http.app import create_app
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.profiles import INITECH_PATH, initech

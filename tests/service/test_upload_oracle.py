@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.api import create_app
-from ragspine.service.keys import KeyStore
+from ragspine.service.http.app import create_app
+from ragspine.service.keys.store import KeyStore
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 from tests.service.upload_oracle import LEVELS, run_probe, write_held_documents, writer_name
@@ -43,9 +43,9 @@ def test_uploads_reveal_nothing_above_clearance_in_scale_out_mode(
 ) -> None:
     pytest.importorskip("rq", reason="the scaleout extra (rq, redis) is not installed")
     from ragspine.profile.loader import load_profile
-    from ragspine.service.pg_keys import PostgresKeyStore
-    from ragspine.service.rq_jobs import queue_name_for
-    from ragspine.service.rq_worker import run_worker
+    from ragspine.service.jobs.rq_jobs import queue_name_for
+    from ragspine.service.jobs.rq_worker import run_worker
+    from ragspine.service.keys.pg_keys import PostgresKeyStore
 
     url, schema = postgres_database
     redis_queue_cleanup.append(queue_name_for(schema))

@@ -20,7 +20,7 @@ import pytest
 from ragspine.demo.tour import build_demo_workspace
 from ragspine.facade import RAGSpine
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import KeyStore
+from ragspine.service.keys.store import KeyStore
 from ragspine.workspace import Workspace
 from tests.service_workspace import BOARD_NOTE, BOARD_NOTE_TEXT
 from tests.serving import serve_workspace

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragspine.service.web import STATIC_DIR
+from ragspine.service.http.web import STATIC_DIR
 from tests.web.conftest import snap
 from tests.web.driver import answer, ask, documents_tab, enter_key, open_page
 

@@ -10,7 +10,7 @@ import pytest
 
 from ragspine.ingestion.pipeline import ingest
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import KeyStore
+from ragspine.service.keys.store import KeyStore
 from ragspine.workspace import Workspace
 from tests.profiles import INITECH_PATH, initech
 from tests.serving import serve_workspace

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from ragspine.service.web import STATIC_DIR
+from ragspine.service.http.web import STATIC_DIR
 from tests.web.conftest import REPO, _unavailable
 
 

@@ -56,7 +56,7 @@ def faq_check(
     typer.echo(plain(f"{path}: {len(items)} items, {enabled} enabled, no problems"))
     if database_url is None:
         return
-    from ragspine.service.pg_faq import PostgresFaqStore, item_to_json
+    from ragspine.service.faq.pg_faq import PostgresFaqStore, item_to_json
 
     url, name = deployment(database_url, schema)
     with PostgresFaqStore(url, schema=name) as store:
@@ -83,7 +83,7 @@ def faq_publish(
 ) -> None:
     """Check the FAQ file and make its items the ones every API process of the deployment
     serves (within a second, without a restart); a file with problems publishes nothing."""
-    from ragspine.service.pg_faq import PostgresFaqStore
+    from ragspine.service.faq.pg_faq import PostgresFaqStore
 
     prof = _profile(profile, None)
     path, items = _checked(file, prof)

@@ -37,9 +37,9 @@ def jobs_list(
     ] = False,
 ) -> None:
     """The newest jobs: state, files done of all, attempts, who sent them, last change."""
-    from ragspine.service.job_lease import JobLease
-    from ragspine.service.jobs import JobState
-    from ragspine.service.pg_job_admin import list_jobs
+    from ragspine.service.jobs.job_lease import JobLease
+    from ragspine.service.jobs.pg_job_admin import list_jobs
+    from ragspine.service.jobs.queue import JobState
 
     if state is not None and state not in STATES:
         raise UsageError(f"--state {state!r}: use one of {', '.join(STATES)}")
@@ -71,8 +71,8 @@ def jobs_requeue(
 ) -> None:
     """Queue again a failed or canceled job, or one a gone worker left running; a worker
     takes it within the reconciler's bound (docs/scale-out.md)."""
-    from ragspine.service.job_lease import JobLease
-    from ragspine.service.pg_job_admin import requeue
+    from ragspine.service.jobs.job_lease import JobLease
+    from ragspine.service.jobs.pg_job_admin import requeue
 
     url, name = deployment(database_url, schema)
     with JobLease(url, name) as lease:
@@ -85,8 +85,8 @@ def jobs_cancel(
     job_id: JobArgument, database_url: DatabaseUrlOption = None, schema: SchemaOption = None
 ) -> None:
     """Withdraw a queued or failed job: no worker runs it any more."""
-    from ragspine.service.job_lease import JobLease
-    from ragspine.service.pg_job_admin import cancel
+    from ragspine.service.jobs.job_lease import JobLease
+    from ragspine.service.jobs.pg_job_admin import cancel
 
     url, name = deployment(database_url, schema)
     with JobLease(url, name) as lease:

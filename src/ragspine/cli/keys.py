@@ -12,7 +12,7 @@ from rich.table import Table
 from ragspine.cli.common import ServerTarget, choose_target, command_in, parse_clearance
 from ragspine.cli.db import OptionalDatabaseUrlOption, SchemaOption
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import KeyInfo, KeyStore
+from ragspine.service.keys.store import KeyInfo, KeyStore
 from ragspine.terminal import plain_text
 from ragspine.workspace import Workspace
 
@@ -35,7 +35,7 @@ class _Keys:
     ) -> None:
         target = choose_target(workspace, database_url, schema)
         if isinstance(target, ServerTarget):
-            from ragspine.service.pg_keys import PostgresKeyStore
+            from ragspine.service.keys.pg_keys import PostgresKeyStore
 
             self._store: KeyStore | PostgresKeyStore = PostgresKeyStore(
                 target.url, schema=target.schema

@@ -82,8 +82,8 @@ def serve(
     import uvicorn
     from pydantic import ValidationError
 
-    from ragspine.service.api import create_app
-    from ragspine.service.connection import GuardedProtocol
+    from ragspine.service.http.app import create_app
+    from ragspine.service.http.connection import GuardedProtocol
     from ragspine.service.settings import ServiceSettings
 
     if workspace is not None and database_url is not None:
@@ -139,7 +139,7 @@ def serve(
         else:
             os.environ[variable] = str(getattr(value, "value", value))
     uvicorn.run(
-        "ragspine.service.api:app_from_env",
+        "ragspine.service.http.app:app_from_env",
         factory=True,
         host=settings.host,
         port=settings.port,

@@ -42,6 +42,6 @@ def worker(
         raise UsageError(f"--redis-url must be a redis:// URL, got {queue_url.split('@')[-1]!r}")
     announce(f"Redis {queue_url} [{queue_from}]")
     chosen_profile = load_profile(profile)
-    from ragspine.service.rq_worker import run_worker
+    from ragspine.service.jobs.rq_worker import run_worker
 
     run_worker(url, queue_url, chosen_profile, schema=name, burst=burst)

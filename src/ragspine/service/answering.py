@@ -33,10 +33,10 @@ from ragspine.llm.protocol import LLMProvider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.skew import in_one_version
 from ragspine.service.backends import Backend, Engine
-from ragspine.service.chat_history import usable_previous
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
-from ragspine.service.keys import Caller
-from ragspine.service.schemas import CacheInfo, ServiceAskResponse
+from ragspine.service.http.chat_history import usable_previous
+from ragspine.service.http.schemas import CacheInfo, ServiceAskResponse
+from ragspine.service.keys.store import Caller
 from ragspine.service.settings import ServiceSettings
 
 T = TypeVar("T")

@@ -15,7 +15,7 @@ from ragspine.agent.agent import MAX_QUESTION_CHARS
 from ragspine.errors import UsageError
 from ragspine.llm.factory import ProviderName
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.service.uploads import UploadLimits
+from ragspine.service.http.uploads import UploadLimits
 
 # The only hosts ``--no-auth`` may bind: with no key check the port must not leave the machine.
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -28,7 +28,7 @@ def _level(raw: object) -> object:
 
 class ConnectionLimits(BaseSettings):
     """What one connection may take of a ``ragspine serve`` process (``RAGSPINE_<NAME>``; see
-    ``ragspine.service.connection``): a request's head must be whole within
+    ``ragspine.service.http.connection``): a request's head must be whole within
     ``header_timeout`` seconds and ``max_header_bytes``; its body must keep up
     ``body_min_rate`` bytes a second after the first ``body_timeout`` seconds."""
 

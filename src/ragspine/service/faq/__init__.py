@@ -1,1 +1,2 @@
-"""The FAQ short-circuit at the HTTP edge (``faq_cache``)."""
+"""The FAQ short-circuit at the HTTP edge (``faq_cache``), and the FAQ a deployment publishes
+into PostgreSQL (``pg_faq``)."""

@@ -21,8 +21,14 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ragspine.service.answering import Answerer
-from ragspine.service.edge import error_response, request_id_of
-from ragspine.service.keys import KEY_REQUIRED, KEY_UNKNOWN, NO_AUTH_NAME, Authenticator, Caller
+from ragspine.service.http.edge import error_response, request_id_of
+from ragspine.service.keys.store import (
+    KEY_REQUIRED,
+    KEY_UNKNOWN,
+    NO_AUTH_NAME,
+    Authenticator,
+    Caller,
+)
 from ragspine.service.settings import ServiceSettings
 
 if TYPE_CHECKING:

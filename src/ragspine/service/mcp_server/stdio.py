@@ -15,9 +15,9 @@ from mcp.server.mcpserver import Context
 from ragspine.llm.factory import build_provider
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.answering import Answerer
-from ragspine.service.api import _backend, _faq  # the service's own parts, opened the same way
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.service.mcp_server.tools import build_server
+from ragspine.service.parts import close_all, open_backend, open_faq
 from ragspine.service.settings import ServiceSettings
 
 # The caller's name in traces: a local process, not a key.
@@ -29,16 +29,16 @@ def open_answerer(settings: ServiceSettings) -> tuple[Answerer, Callable[[], Non
     provider = build_provider(settings.provider, model=settings.model, base_url=settings.base_url)
     owned: list[Callable[[], None]] = []
     try:
-        backend = _backend(settings, owned)
-        faq = _faq(settings, backend, owned)
+        backend = open_backend(settings, owned)
+        faq = open_faq(settings, backend, owned)
     except BaseException:
-        _close(owned)
+        close_all(owned)
         raise
     answerer = Answerer(settings, provider, faq, backend)
 
     def close() -> None:
         answerer.close()
-        _close(owned)
+        close_all(owned)
 
     return answerer, close
 
@@ -55,9 +55,4 @@ def serve_stdio(settings: ServiceSettings, clearance: Sensitivity) -> None:
         server = build_server(answerer, caller_of, max_question_chars=settings.max_question_chars)
         server.run("stdio")
     finally:
-        close()
-
-
-def _close(closers: list[Callable[[], None]]) -> None:
-    for close in reversed(closers):
         close()

@@ -30,8 +30,10 @@ from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.skew import in_one_version
 from ragspine.service.answering import Answerer, Overloaded
-from ragspine.service.fact_routes import FactList, FactOut
-from ragspine.service.keys import Caller
+from ragspine.service.http.fact_routes import FactList, FactOut
+from ragspine.service.http.previews import preview
+from ragspine.service.http.schemas import ServiceAskResponse, SourcePreview
+from ragspine.service.keys.store import Caller
 from ragspine.service.mcp_server.outputs import (
     DocumentList,
     DocumentOut,
@@ -39,8 +41,6 @@ from ragspine.service.mcp_server.outputs import (
     Passage,
     PassageList,
 )
-from ragspine.service.previews import preview
-from ragspine.service.schemas import ServiceAskResponse, SourcePreview
 from ragspine.storage.fact_listing import DEFAULT_PAGE, MAX_PAGE, FactQuery, list_fact_page
 
 T = TypeVar("T")

@@ -5,6 +5,9 @@ The same behaviour as :class:`~ragspine.storage.ingest_store.SQLiteWorkspaceStor
 the one conformance suite: everything one document contributes is replaced, renamed or
 removed in ONE transaction, so a reader never sees half a document and a failed write leaves
 the previous version intact.
+
+The class holds the statements and their transactions; the steps its document writes share
+are in ``document_writes``, and the column lists and row conversions in ``workspace_rows``.
 """
 
 from __future__ import annotations
@@ -15,13 +18,11 @@ from typing import Any
 
 import psycopg
 from numpy.typing import ArrayLike
-from psycopg.types.json import Jsonb
 
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import (
     CONFLICT,
-    CONFLICTS,
     SUSPICIOUS_INSTRUCTION,
     AuditEntry,
     DocumentRecord,
@@ -35,6 +36,17 @@ from ragspine.storage.documents import (
 from ragspine.storage.facts import FACT_FIELDS, Fact, FactKey, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_store import carry_note, doc_values
 from ragspine.storage.postgres.changes import ChangeKind, record_changes
+from ragspine.storage.postgres.document_writes import (
+    AUDIT_DOCUMENT,
+    AUDIT_REVIEW,
+    CONFLICT_REASONS,
+    audit_document,
+    delete_manifest,
+    delete_rows,
+    insert_review,
+    level_copies,
+    upserts,
+)
 from ragspine.storage.postgres.fact_store import (
     FACT_UPSERT_SQL,
     PostgresFactStore,
@@ -48,38 +60,21 @@ from ragspine.storage.postgres.vectors import (
     read_vectors,
     write_vectors,
 )
+from ragspine.storage.postgres.workspace_rows import (
+    BLOCK_COLUMNS,
+    CHUNK_COLUMNS,
+    CHUNK_SELECT,
+    DOC_COLUMNS,
+    REVIEW_COLUMNS,
+    block_from_row,
+    block_row,
+    chunk_from_row,
+    chunk_row,
+    marks,
+    review_from_row,
+)
 
 Connection = psycopg.Connection[Any]
-
-# Conflict items keep the level of the fact they mention (our own constants only).
-_CONFLICTS = ", ".join(f"'{reason}'" for reason in CONFLICTS)
-_DOC_COLUMNS = (
-    "doc_id, source_path, content_hash, metadata_hash, size_bytes, kind, sensitivity, "
-    "extractor_version, mapping_version, ingested_at, n_facts, n_blocks, n_review, "
-    "content_sensitivity, n_hidden"
-)
-_BLOCK_COLUMNS = (
-    "doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods"
-)
-_CHUNK_COLUMNS = (
-    "chunk_id, doc_id, locator, title, text, entities, periods, language, sensitivity, version"
-)
-# Held while a suspicious_instruction item on the passage is not approved: derived on every
-# read, as in SQLite, so a decision takes effect at once.
-_HELD = (
-    "EXISTS (SELECT 1 FROM review_items r WHERE r.doc_id = chunks.doc_id AND "
-    f"r.locator = chunks.locator AND r.reason = '{SUSPICIOUS_INSTRUCTION}' AND "
-    f"r.state <> '{ReviewState.APPROVED.value}')"
-)
-_CHUNK_SELECT = f"{_CHUNK_COLUMNS}, {_HELD}"
-_REVIEW_INSERT = (
-    "doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, resolved_at, "
-    "corrected_value"
-)
-_REVIEW_COLUMNS = f"item_id, {_REVIEW_INSERT}"
-_MARKS = ", ".join("%s" for _ in _REVIEW_INSERT.split(","))
-_AUDIT_DOCUMENT = "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (%s, %s, %s, %s)"
-_AUDIT_REVIEW = "INSERT INTO review_audit (item_id, action, detail, at) VALUES (%s, %s, %s, %s)"
 
 
 class PostgresWorkspaceStore(PostgresFactStore):
@@ -108,11 +103,11 @@ class PostgresWorkspaceStore(PostgresFactStore):
     # --- documents ---------------------------------------------------------------------
 
     def get_document(self, doc_id: str) -> DocumentRecord | None:
-        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents WHERE doc_id = %s", (doc_id,))
+        rows = self._query(f"SELECT {DOC_COLUMNS} FROM documents WHERE doc_id = %s", (doc_id,))
         return DocumentRecord(*rows[0]) if rows else None
 
     def list_documents(self) -> list[DocumentRecord]:
-        rows = self._query(f"SELECT {_DOC_COLUMNS} FROM documents ORDER BY doc_id")
+        rows = self._query(f"SELECT {DOC_COLUMNS} FROM documents ORDER BY doc_id")
         return [DocumentRecord(*row) for row in rows]
 
     def replace_document(
@@ -135,25 +130,25 @@ class PostgresWorkspaceStore(PostgresFactStore):
         with self._transaction(f"replace document {doc_id!r}") as conn:
             self._lock(conn, *(f"doc:{d}" for d in sorted({doc_id, replaces or doc_id})))
             self._lock(conn, f"content:{record.content_hash}")
-            _delete_rows(conn, doc_id)
+            delete_rows(conn, doc_id)
             if replaces is not None and replaces != doc_id:
-                _delete_rows(conn, replaces)
-                _delete_manifest(conn, replaces)
+                delete_rows(conn, replaces)
+                delete_manifest(conn, replaces)
             with conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES ({_marks(10)})",
-                    [_chunk_row(c) for c in chunks],
+                    f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES ({marks(10)})",
+                    [chunk_row(c) for c in chunks],
                 )
                 cur.executemany(FACT_UPSERT_SQL, rows_of(facts))
                 cur.executemany(
-                    f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES ({_marks(10)})",
-                    [_block_row(b) for b in blocks],
+                    f"INSERT INTO text_blocks ({BLOCK_COLUMNS}) VALUES ({marks(10)})",
+                    [block_row(b) for b in blocks],
                 )
-            _insert_review(conn, doc_id, review, now, carry_note(record, replaces))
+            insert_review(conn, doc_id, review, now, carry_note(record, replaces))
             conn.execute(
-                f"INSERT INTO documents ({_DOC_COLUMNS}) VALUES ({_marks(15)}) "
+                f"INSERT INTO documents ({DOC_COLUMNS}) VALUES ({marks(15)}) "
                 "ON CONFLICT (doc_id) DO UPDATE SET "
-                + ", ".join(f"{c} = EXCLUDED.{c}" for c in _DOC_COLUMNS.split(", ")[1:]),
+                + ", ".join(f"{c} = EXCLUDED.{c}" for c in DOC_COLUMNS.split(", ")[1:]),
                 (
                     *doc_values(record),
                     record.ingested_at or now,
@@ -164,10 +159,10 @@ class PostgresWorkspaceStore(PostgresFactStore):
                     record.n_hidden,
                 ),
             )
-            _audit_document(conn, doc_id, override_note, now)
-            raised = _level_copies(conn, record.content_hash, now)
+            audit_document(conn, doc_id, override_note, now)
+            raised = level_copies(conn, record.content_hash, now)
             gone = [(replaces, ChangeKind.DELETE)] if replaces and replaces != doc_id else []
-            self._changed(conn, [*gone, (doc_id, ChangeKind.UPSERT), *_upserts(raised)])
+            self._changed(conn, [*gone, (doc_id, ChangeKind.UPSERT), *upserts(raised)])
 
     def update_document_metadata(
         self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
@@ -200,13 +195,14 @@ class PostgresWorkspaceStore(PostgresFactStore):
             drop_restricted_vectors(conn, doc_id)
             conn.execute(
                 f"UPDATE review_items SET sensitivity = %s WHERE doc_id = %s AND NOT "
-                f"(reason IN ({_CONFLICTS}) AND {rank_sql('sensitivity')} > {rank_sql('%s')})",
+                f"(reason IN ({CONFLICT_REASONS}) AND "
+                f"{rank_sql('sensitivity')} > {rank_sql('%s')})",
                 (sensitivity, doc_id, sensitivity),
             )
             now = utc_timestamp()
-            _audit_document(conn, doc_id, override_note, now)
-            raised = _level_copies(conn, str(found[0]), now) if found is not None else []
-            self._changed(conn, _upserts([doc_id, *raised]))
+            audit_document(conn, doc_id, override_note, now)
+            raised = level_copies(conn, str(found[0]), now) if found is not None else []
+            self._changed(conn, upserts([doc_id, *raised]))
 
     def remove_document(self, doc_id: str, *, audit: str = "") -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
@@ -214,10 +210,10 @@ class PostgresWorkspaceStore(PostgresFactStore):
         ``removed`` saying by whom when ``audit`` does. False if it was unknown."""
         with self._transaction(f"remove document {doc_id!r}") as conn:
             self._lock(conn, f"doc:{doc_id}")
-            _delete_rows(conn, doc_id)
-            removed = _delete_manifest(conn, doc_id)
+            delete_rows(conn, doc_id)
+            removed = delete_manifest(conn, doc_id)
             if removed and audit:
-                conn.execute(_AUDIT_DOCUMENT, (doc_id, "removed", audit, utc_timestamp()))
+                conn.execute(AUDIT_DOCUMENT, (doc_id, "removed", audit, utc_timestamp()))
             self._changed(conn, [(doc_id, ChangeKind.DELETE)] if removed else [])
             return removed
 
@@ -251,9 +247,9 @@ class PostgresWorkspaceStore(PostgresFactStore):
     def list_blocks(self, doc_id: str | None = None) -> list[TextBlockRow]:
         where, params = ("WHERE doc_id = %s ", (doc_id,)) if doc_id else ("", ())
         rows = self._query(
-            f"SELECT {_BLOCK_COLUMNS} FROM text_blocks {where}ORDER BY doc_id, position", params
+            f"SELECT {BLOCK_COLUMNS} FROM text_blocks {where}ORDER BY doc_id, position", params
         )
-        return [_block_from_row(row) for row in rows]
+        return [block_from_row(row) for row in rows]
 
     def count_blocks(self) -> int:
         return int(self._query("SELECT count(*) FROM text_blocks")[0][0])
@@ -262,17 +258,15 @@ class PostgresWorkspaceStore(PostgresFactStore):
 
     def list_chunks(self, doc_id: str | None = None) -> list[Chunk]:
         where, params = ("WHERE doc_id = %s ", (doc_id,)) if doc_id else ("", ())
-        rows = self._query(
-            f"SELECT {_CHUNK_SELECT} FROM chunks {where}ORDER BY doc_id, seq", params
-        )
-        return [_chunk_from_row(row) for row in rows]
+        rows = self._query(f"SELECT {CHUNK_SELECT} FROM chunks {where}ORDER BY doc_id, seq", params)
+        return [chunk_from_row(row) for row in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
         """Chunks by id (missing ids are simply absent), for turning hits into snippets."""
         rows = self._query(
-            f"SELECT {_CHUNK_SELECT} FROM chunks WHERE chunk_id = ANY(%s)", (list(chunk_ids),)
+            f"SELECT {CHUNK_SELECT} FROM chunks WHERE chunk_id = ANY(%s)", (list(chunk_ids),)
         )
-        return {str(row[0]): _chunk_from_row(row) for row in rows}
+        return {str(row[0]): chunk_from_row(row) for row in rows}
 
     def held_locators(self) -> dict[str, tuple[str, ...]]:
         """Per document, the locators of passages held out of retrieval (see ``Chunk.held``)."""
@@ -325,16 +319,16 @@ class PostgresWorkspaceStore(PostgresFactStore):
         clauses = [(c, v) for c, v in (("state", state), ("doc_id", doc_id)) if v is not None]
         where = f"WHERE {' AND '.join(f'{c} = %s' for c, _ in clauses)} " if clauses else ""
         rows = self._query(
-            f"SELECT {_REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id",
+            f"SELECT {REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id",
             [str(v) for _, v in clauses],
         )
-        return [_review_from_row(row) for row in rows]
+        return [review_from_row(row) for row in rows]
 
     def get_review(self, item_id: int) -> ReviewItem | None:
         rows = self._query(
-            f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE item_id = %s", (item_id,)
+            f"SELECT {REVIEW_COLUMNS} FROM review_items WHERE item_id = %s", (item_id,)
         )
-        return _review_from_row(rows[0]) if rows else None
+        return review_from_row(rows[0]) if rows else None
 
     def resolve_review(
         self,
@@ -372,9 +366,9 @@ class PostgresWorkspaceStore(PostgresFactStore):
                 "WHERE item_id = %s",
                 (state.value, now, corrected_value, item_id),
             )
-            conn.execute(_AUDIT_REVIEW, (item_id, state.value, note, now))
+            conn.execute(AUDIT_REVIEW, (item_id, state.value, note, now))
             # A decision on a held passage changes what the document lets retrieval find.
-            self._changed(conn, _upserts([str(owner[0])] if owner is not None else []))
+            self._changed(conn, upserts([str(owner[0])] if owner is not None else []))
 
     def pending_values(self, key: FactKey, *, clearance: Sensitivity) -> list[PendingValue]:
         """Values other than the approved one that open ``conflict`` items propose for ``key``
@@ -382,12 +376,12 @@ class PostgresWorkspaceStore(PostgresFactStore):
         fields = ("metric_code", "entity", "period_type", "period", "channel")
         matches = " AND ".join(f"proposed ->> '{f}' = %s" for f in fields)
         rows = self._query(
-            f"SELECT {_REVIEW_COLUMNS} FROM review_items "
+            f"SELECT {REVIEW_COLUMNS} FROM review_items "
             f"WHERE state = %s AND reason = %s AND {matches} ORDER BY item_id",
             [ReviewState.OPEN.value, CONFLICT, *key],
         )
         pending: list[PendingValue] = []
-        for item in map(_review_from_row, rows):
+        for item in map(review_from_row, rows):
             proposed = item.proposed
             if proposed is None or not clearance.allows(Sensitivity.parse(item.sensitivity)):
                 continue
@@ -418,179 +412,3 @@ class PostgresWorkspaceStore(PostgresFactStore):
             params,
         )
         return [AuditEntry(int(row[0]), *row[1:]) for row in rows]
-
-
-def _marks(count: int) -> str:
-    return ", ".join("%s" for _ in range(count))
-
-
-def _audit_document(conn: Connection, doc_id: str, note: str, now: str) -> None:
-    if note:
-        conn.execute(_AUDIT_DOCUMENT, (doc_id, "sensitivity_override", note, now))
-
-
-def _upserts(doc_ids: Sequence[str]) -> list[tuple[str, ChangeKind]]:
-    return [(doc_id, ChangeKind.UPSERT) for doc_id in doc_ids]
-
-
-def _level_copies(conn: Connection, content_hash: str, now: str) -> list[str]:
-    """Raise every copy of one content to the highest level any of them holds (the rule and
-    its reasons are on ``ingest_store._level_copies``); the caller holds the content's lock.
-    The documents raised."""
-    copies = conn.execute(
-        "SELECT doc_id, sensitivity, content_sensitivity FROM documents "
-        "WHERE content_hash = %s ORDER BY doc_id",
-        (content_hash,),
-    ).fetchall()
-    if len(copies) < 2:
-        return []
-    levels = {str(doc_id): Sensitivity.parse(level) for doc_id, level, _ in copies}
-    top_doc, top = max(levels.items(), key=lambda item: (item[1].rank, item[0]))
-    raised: list[str] = []
-    for doc_id, level, content_level in copies:
-        overridden = bool(content_level) and (
-            Sensitivity.parse(level).rank < Sensitivity.parse(content_level).rank
-        )
-        if levels[doc_id].rank >= top.rank or overridden:
-            continue
-        _raise_rows(conn, doc_id, top)
-        detail = f"{level} -> {top.value}: same content as {top_doc}"
-        conn.execute(_AUDIT_DOCUMENT, (doc_id, "sensitivity_raised", detail, now))
-        raised.append(str(doc_id))
-    return raised
-
-
-def _raise_rows(conn: Connection, doc_id: str, level: Sensitivity) -> None:
-    """Every row of a document below ``level`` raised to it (rows above it keep theirs)."""
-    below = f"{rank_sql('sensitivity')} < %s"
-    conn.execute("UPDATE documents SET sensitivity = %s WHERE doc_id = %s", (level.value, doc_id))
-    conn.execute(
-        f"UPDATE fact_metric SET sensitivity = %s WHERE source_doc_id = %s AND {below}",
-        (level.value, doc_id, level.rank),
-    )
-    for table in ("text_blocks", "chunks", "review_items"):
-        conn.execute(
-            f"UPDATE {table} SET sensitivity = %s WHERE doc_id = %s AND {below}",
-            (level.value, doc_id, level.rank),
-        )
-    drop_restricted_vectors(conn, doc_id)
-
-
-def _delete_rows(conn: Connection, doc_id: str) -> None:
-    """Delete every row a document contributed; its manifest row is the caller's business."""
-    conn.execute("DELETE FROM fact_metric WHERE source_doc_id = %s", (doc_id,))
-    for table in ("text_blocks", "review_items", "chunks"):
-        conn.execute(f"DELETE FROM {table} WHERE doc_id = %s", (doc_id,))
-
-
-def _delete_manifest(conn: Connection, doc_id: str) -> bool:
-    return conn.execute("DELETE FROM documents WHERE doc_id = %s", (doc_id,)).rowcount > 0
-
-
-def _insert_review(
-    conn: Connection, doc_id: str, review: Sequence[ReviewItem], now: str, note: str
-) -> None:
-    """Insert a document's review items; continued ones keep their id, state and decision."""
-    for item in review:
-        values = (
-            doc_id,
-            item.locator,
-            item.reason,
-            item.detail,
-            None if item.proposed is None else Jsonb(item.proposed),
-            item.state.value,
-            item.sensitivity,
-            item.created_at or now,
-            item.resolved_at,
-            item.corrected_value,
-        )
-        if not item.item_id:
-            conn.execute(f"INSERT INTO review_items ({_REVIEW_INSERT}) VALUES ({_MARKS})", values)
-            continue
-        conn.execute(
-            f"INSERT INTO review_items (item_id, {_REVIEW_INSERT}) VALUES (%s, {_MARKS})",
-            (item.item_id, *values),
-        )
-        if item.state is not ReviewState.OPEN:
-            action = f"{item.state.value} (carried over)"
-            conn.execute(_AUDIT_REVIEW, (item.item_id, action, note, now))
-
-
-def _block_row(block: TextBlockRow) -> tuple[object, ...]:
-    return (
-        block.doc_id,
-        block.position,
-        block.locator,
-        block.kind,
-        block.title,
-        block.text,
-        block.sensitivity,
-        block.language,
-        list(block.entities),
-        list(block.periods),
-    )
-
-
-def _block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
-    doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods = row
-    return TextBlockRow(
-        doc_id,
-        position,
-        locator,
-        kind,
-        title,
-        text,
-        sensitivity,
-        language,
-        entities=tuple(entities),
-        periods=tuple(periods),
-    )
-
-
-def _chunk_row(chunk: Chunk) -> tuple[object, ...]:
-    return (
-        chunk.chunk_id,
-        chunk.doc_id,
-        chunk.locator,
-        chunk.title,
-        chunk.text,
-        list(chunk.entities),
-        list(chunk.periods),
-        chunk.language,
-        chunk.sensitivity,
-        chunk.version,
-    )
-
-
-def _chunk_from_row(row: tuple[Any, ...]) -> Chunk:
-    chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version, held = row
-    return Chunk(
-        chunk_id,
-        doc_id,
-        locator,
-        title,
-        text,
-        tuple(entities),
-        tuple(periods),
-        language,
-        sens,
-        version,
-        bool(held),
-    )
-
-
-def _review_from_row(row: tuple[Any, ...]) -> ReviewItem:
-    item_id, doc_id, locator, reason, detail, proposed, state, sens, created, resolved, fixed = row
-    return ReviewItem(
-        doc_id=str(doc_id),
-        locator=str(locator),
-        reason=str(reason),
-        detail=str(detail),
-        proposed=dict(proposed) if proposed is not None else None,
-        item_id=int(item_id),
-        state=ReviewState(str(state)),
-        sensitivity=str(sens),
-        created_at=str(created),
-        resolved_at=str(resolved),
-        corrected_value=float(fixed) if fixed is not None else None,
-    )

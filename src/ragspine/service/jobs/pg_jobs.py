@@ -22,7 +22,7 @@ from psycopg.types.json import Jsonb  # noqa: E402
 
 from ragspine.errors import StoreError  # noqa: E402
 from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
-from ragspine.service.jobs import (  # noqa: E402
+from ragspine.service.jobs.queue import (  # noqa: E402
     JobFileResult,
     JobState,
     JobStatus,
@@ -169,7 +169,7 @@ class PostgresJobTable:
     def start(self, job_id: str) -> list[PendingFile] | None:
         """Mark the job running (one more attempt) and return its unfinished files; ``None``
         when there is no such job or it is no longer to run (a duplicate delivery of a job
-        that ended). The caller holds the job's lease (``service.job_lease``)."""
+        that ended). The caller holds the job's lease (``service.jobs.job_lease``)."""
         with self._transaction("start a job") as conn:
             row = conn.execute(
                 "UPDATE jobs SET state = %s, attempts = attempts + 1, updated_at = %s "

@@ -1,6 +1,6 @@
-"""API keys in PostgreSQL: the scale-out twin of :class:`~ragspine.service.keys.KeyStore`.
+"""API keys in PostgreSQL: the scale-out twin of :class:`~ragspine.service.keys.store.KeyStore`.
 
-Same methods, same checks, same :class:`~ragspine.service.keys.Authenticator`: every API
+Same methods, same checks, same :class:`~ragspine.service.keys.store.Authenticator`: every API
 process of a deployment reads the one ``api_keys`` table (schema step 4), so a key revoked
 from any of them authenticates nowhere from the next request on.
 """
@@ -19,7 +19,7 @@ import psycopg  # noqa: E402
 
 from ragspine.errors import StoreError, UsageError  # noqa: E402
 from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
-from ragspine.service.keys import (  # noqa: E402
+from ragspine.service.keys.store import (  # noqa: E402
     Caller,
     KeyInfo,
     find_key,

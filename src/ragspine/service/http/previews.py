@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ragspine.profile.display import Names
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.display_routes import fact_display
-from ragspine.service.schemas import FactPreview, PassagePreview, SourcePreview
+from ragspine.service.http.display_routes import fact_display
+from ragspine.service.http.schemas import FactPreview, PassagePreview, SourcePreview
 from ragspine.storage.facts import ReviewStatus
 from ragspine.storage.protocol import WorkspaceStoreProtocol
 

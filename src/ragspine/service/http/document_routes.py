@@ -19,7 +19,7 @@ from fastapi import Path as PathParam
 from pydantic import BaseModel
 
 from ragspine.service.backends import PostgresBackend
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 
 
 class DocumentRemoved(BaseModel):

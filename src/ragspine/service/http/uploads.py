@@ -23,7 +23,7 @@ from typing import Protocol
 from ragspine.errors import UsageError
 from ragspine.ingestion.pipeline import METADATA_SUFFIX
 from ragspine.ingestion.readers import SUPPORTED_SUFFIXES
-from ragspine.service.jobs import JobFile
+from ragspine.service.jobs.queue import JobFile
 from ragspine.workspace import Workspace
 
 _MiB = 1024 * 1024

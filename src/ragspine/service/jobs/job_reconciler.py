@@ -5,7 +5,7 @@ Every :data:`RECONCILE_SECONDS`, on a thread of its own (so an idle worker block
 dequeue does not delay it), one worker at a time — the one that takes the deployment's
 ``reconciler`` advisory lock — looks at the jobs table:
 
-- a job ``running`` whose lease is free (``service.job_lease``: its process ended, or its
+- a job ``running`` whose lease is free (``service.jobs.job_lease``: its process ended, or its
   machine vanished) is queued again, or failed once it has used up its attempts (a file that
   kills every worker that reads it must not go round for ever);
 - a job ``queued`` for more than :data:`QUEUED_GRACE_SECONDS` that Redis does not hold to run
@@ -35,9 +35,9 @@ from rq.exceptions import NoSuchJobError  # noqa: E402
 from rq.job import Job, JobStatus  # noqa: E402
 
 from ragspine.errors import StoreError, withheld  # noqa: E402
-from ragspine.service.job_lease import JobLease, job_key  # noqa: E402
-from ragspine.service.jobs import JobState  # noqa: E402
-from ragspine.service.rq_jobs import RetryPolicy, enqueue, rq_job_id  # noqa: E402
+from ragspine.service.jobs.job_lease import JobLease, job_key  # noqa: E402
+from ragspine.service.jobs.queue import JobState  # noqa: E402
+from ragspine.service.jobs.rq_jobs import RetryPolicy, enqueue, rq_job_id  # noqa: E402
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
 
 _log = logging.getLogger(__name__)

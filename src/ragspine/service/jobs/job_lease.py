@@ -5,11 +5,11 @@ The lease is what tells a live run from a dead one. A process that ends — even
 closes its socket, and PostgreSQL ends the session and frees its locks at once; a machine that
 vanishes is found by the server's TCP keepalives set on the session (about
 :data:`KEEPALIVE_BOUND_SECONDS`). A job ``running`` in PostgreSQL whose lock is free therefore
-has no live process, and the reconciler (``service.job_reconciler``) queues it again.
+has no live process, and the reconciler (``service.jobs.job_reconciler``) queues it again.
 
 The upload locks make the writes of one document's uploads take turns: a job writes a file
 only if no newer upload of its document was written first (``document_uploads``;
-``service.ordered_store``), so the newest upload wins whichever worker finishes first.
+``service.jobs.ordered_store``), so the newest upload wins whichever worker finishes first.
 """
 
 from __future__ import annotations

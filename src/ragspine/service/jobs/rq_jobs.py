@@ -1,4 +1,4 @@
-"""The scale-out :class:`~ragspine.service.jobs.JobQueue`: jobs recorded in PostgreSQL and
+"""The scale-out :class:`~ragspine.service.jobs.queue.JobQueue`: jobs recorded in PostgreSQL and
 run by RQ workers (``ragspine worker``) that Redis hands their ids to.
 
 A job's state, per-file results and uploaded bytes live in PostgreSQL, so any API process
@@ -26,9 +26,9 @@ from rq.job import Job  # noqa: E402
 
 from ragspine.errors import StoreError, UnavailableError, UsageError  # noqa: E402
 from ragspine.profile.sensitivity import Sensitivity  # noqa: E402
-from ragspine.service.jobs import JobFile, JobState, JobStatus  # noqa: E402
-from ragspine.service.pg_jobs import PostgresJobTable, StoredFile, job_id_for  # noqa: E402
-from ragspine.service.rq_liveness import REDIS_TIMEOUT_SECONDS, live_workers  # noqa: E402
+from ragspine.service.jobs.pg_jobs import PostgresJobTable, StoredFile, job_id_for  # noqa: E402
+from ragspine.service.jobs.queue import JobFile, JobState, JobStatus  # noqa: E402
+from ragspine.service.jobs.rq_liveness import REDIS_TIMEOUT_SECONDS, live_workers  # noqa: E402
 from ragspine.storage.postgres.connection import (  # noqa: E402
     DEFAULT_SCHEMA,
     PostgresDatabase,
@@ -45,6 +45,8 @@ QUEUE_UNAVAILABLE = (
 NO_LIVE_WORKER = "no live worker"
 
 # What a worker runs, named by import path: the API process never imports the ingestion code.
+# The path is the alias module ragspine.service.rq_worker, which stays put when the worker's
+# code moves: a job queued by one version runs on a worker of another.
 JOB_FUNCTION = "ragspine.service.rq_worker.run_ingest_job"
 FAILURE_CALLBACK = "ragspine.service.rq_worker.job_failed"
 
@@ -70,7 +72,7 @@ class RetryPolicy:
 
 
 class RQJobQueue:
-    """A :class:`~ragspine.service.jobs.JobQueue` over PostgreSQL (state, results, bytes) and
+    """A :class:`~ragspine.service.jobs.queue.JobQueue` over PostgreSQL (state, results, bytes) and
     RQ on Redis (delivery to ``ragspine worker`` processes).
 
     ``submit`` reads each file's bytes (at most the upload limit) into the job's rows and

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ragspine.service.job_lease import JobLease
+from ragspine.service.jobs.job_lease import JobLease
 from ragspine.storage.chunks import Chunk
 from ragspine.storage.documents import DocumentRecord, ReviewItem, TextBlockRow
 from ragspine.storage.facts import Fact

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ragspine.agent.conversation import MAX_PREVIOUS_QUESTIONS
 from ragspine.errors import UsageError
-from ragspine.service.schemas import ChatMessage
+from ragspine.service.http.schemas import ChatMessage
 
 __all__ = ["chat_turns", "usable_previous"]
 

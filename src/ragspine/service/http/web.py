@@ -14,7 +14,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-STATIC_DIR = Path(__file__).parent / "static"
+# The page's files stay at service/static/, next to this package.
+STATIC_DIR = Path(__file__).parent.parent / "static"
 
 # Only this origin's scripts, styles and API; no inline script, no framing. Server text is set
 # with textContent, and this policy is the second line should markup ever slip through.

@@ -2,7 +2,7 @@
 
 The contract the app relies on is :class:`Caller` and :class:`Authenticator`; the workspace's
 key store (:class:`KeyStore`, in ``DIR/service.db``) implements it, and so does
-``ragspine.service.pg_keys.PostgresKeyStore`` for a scale-out deployment.
+``ragspine.service.keys.pg_keys.PostgresKeyStore`` for a scale-out deployment.
 """
 
 from __future__ import annotations

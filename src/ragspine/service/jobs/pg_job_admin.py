@@ -1,14 +1,14 @@
 """What an operator does to a deployment's jobs (``ragspine jobs list|requeue|cancel``):
 PostgreSQL alone, since it is the truth — a job requeued here is put on the Redis queue by
-the workers' reconciler (``service.job_reconciler``) within its bound."""
+the workers' reconciler (``service.jobs.job_reconciler``) within its bound."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ragspine.errors import UsageError
-from ragspine.service.job_lease import JobLease
-from ragspine.service.jobs import JobState
+from ragspine.service.jobs.job_lease import JobLease
+from ragspine.service.jobs.queue import JobState
 from ragspine.storage.facts import utc_timestamp
 
 

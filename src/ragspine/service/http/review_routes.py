@@ -1,9 +1,11 @@
-"""``POST /v1/review/{id}/map`` and ``GET /v1/profile/codes``: review that maps labels over HTTP.
+"""Review over HTTP: ``GET /v1/review`` lists the items a key's clearance covers,
+``POST /v1/review/{id}/approve`` and ``/reject`` decide one, and ``POST /v1/review/{id}/map``
+with ``GET /v1/profile/codes`` map a label.
 
-The same rules as ``ragspine review map`` (``ingestion.label_map``): any key that may see the
-item may map it, as for approve and reject; the workspace profile is edited (a backup kept),
-the label's items are closed with an audit entry naming the key, and its documents are read
-again under the workspace's write lock.
+Mapping follows the rules of ``ragspine review map`` (``ingestion.label_map``): any key that
+may see the item may map it, as for approve and reject; the workspace profile is edited (a
+backup kept), the label's items are closed with an audit entry naming the key, and its
+documents are read again under the workspace's write lock.
 
 A PostgreSQL deployment has no profile of its own to edit: each API process and worker reads
 the profile file it was started with (``--profile``), possibly one copy per machine, and an API
@@ -16,12 +18,13 @@ profile file (``ragspine review map ITEM … --database-url … --profile FILE``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from pydantic import BaseModel, ConfigDict, Field
 
+from ragspine.ingestion import review
 from ragspine.ingestion.label_map import (
     MapResult,
     MapTarget,
@@ -34,9 +37,26 @@ from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.retrieval.refresh import writing
 from ragspine.service.backends import Backend, WorkspaceBackend
-from ragspine.service.keys import Caller
-from ragspine.service.schemas import ReviewItemOut
-from ragspine.storage.documents import ReviewItem
+from ragspine.service.http.deps import (
+    AUTH,
+    AUTH_JSON,
+    KEYED,
+    KEYED_JSON,
+    CallerDep,
+    Service,
+    authenticated,
+    errors,
+)
+from ragspine.service.http.schemas import (
+    ApproveRequest,
+    RejectRequest,
+    ReviewDecision,
+    ReviewItemOut,
+    ReviewList,
+)
+from ragspine.service.keys.store import Caller
+from ragspine.storage.documents import ReviewItem, ReviewState
+from ragspine.storage.protocol import WorkspaceStoreProtocol
 
 _Code = Annotated[str | None, Field(default=None, min_length=1, max_length=64)]
 
@@ -130,19 +150,14 @@ def map_elsewhere(item_id: int, target: MapTarget) -> str:
     )
 
 
-def review_router(
-    authenticated: Callable[..., Caller],
-    json_body: Callable[..., None],
-    errors: Callable[..., dict[int | str, Any]],
-) -> APIRouter:
+def review_router() -> APIRouter:
     router = APIRouter()
-    keyed = (400, 401, 500, 503)
 
     @router.get(
         "/v1/profile/codes",
         tags=["review"],
-        dependencies=[Depends(authenticated)],
-        responses=errors(*keyed),
+        dependencies=AUTH,
+        responses=errors(*KEYED),
     )
     def profile_codes(request: Request) -> ProfileCodes:
         """The profile's metric, entity and channel codes with their names: what a label can
@@ -152,8 +167,8 @@ def review_router(
     @router.post(
         "/v1/review/{item_id}/map",
         tags=["review"],
-        dependencies=[Depends(authenticated), Depends(json_body)],
-        responses=errors(*keyed, 404, 409, 413, 415, 422),
+        dependencies=AUTH_JSON,
+        responses=errors(*KEYED, 404, 409, 413, 415, 422),
     )
     async def review_map(
         request: Request,
@@ -201,3 +216,76 @@ def review_router(
         )
 
     return router
+
+
+ReviewFilter = Literal["open", "approved", "rejected", "all"]
+# Review item ids are SQLite integers.
+ItemId = Annotated[int, PathParam(ge=1, le=2**63 - 1)]
+
+
+def install_review(app: FastAPI, service: Service) -> None:
+    @app.get("/v1/review", tags=["review"], dependencies=AUTH, responses=errors(*KEYED, 422))
+    async def review_list(
+        caller: CallerDep, state: Annotated[ReviewFilter, Query()] = "open"
+    ) -> ReviewList:
+        """The review items the caller's clearance covers (open ones by default)."""
+
+        def read() -> list[ReviewItem]:
+            store = service.answerer.engine_for(caller.clearance).store
+            items = store.list_review(None if state == "all" else ReviewState(state))
+            return review.visible_to(items, caller.clearance)
+
+        mappable = labels_mappable(service.backend)
+        items = await service.answerer.run(read)
+        return ReviewList(items=[item_out(i, mappable=mappable) for i in items])
+
+    @app.post(
+        "/v1/review/{item_id}/approve",
+        tags=["review"],
+        dependencies=AUTH_JSON,
+        responses=errors(*KEYED_JSON, 404, 409),
+    )
+    async def review_approve(
+        item_id: ItemId, caller: CallerDep, body: ApproveRequest | None = None
+    ) -> ReviewDecision:
+        """Approve an item (optionally with a corrected value); the search index follows."""
+        correct = body.correct if body is not None else None
+        return await service.answerer.run(
+            lambda: _decide(
+                service, caller, item_id, lambda s: review.approve(s, item_id, correct=correct)
+            )
+        )
+
+    @app.post(
+        "/v1/review/{item_id}/reject",
+        tags=["review"],
+        dependencies=AUTH_JSON,
+        responses=errors(*KEYED_JSON, 404, 409),
+    )
+    async def review_reject(
+        item_id: ItemId, caller: CallerDep, body: RejectRequest | None = None
+    ) -> ReviewDecision:
+        """Reject an item: nothing is written to the facts."""
+        note = body.note if body is not None else ""
+        return await service.answerer.run(
+            lambda: _decide(
+                service, caller, item_id, lambda s: review.reject(s, item_id, note=note)
+            )
+        )
+
+
+def _decide(
+    service: Service,
+    caller: Caller,
+    item_id: int,
+    decision: Callable[[WorkspaceStoreProtocol], tuple[ReviewItem, bool]],
+) -> ReviewDecision:
+    store = service.answerer.engine_for(caller.clearance).store
+    item = store.get_review(item_id)
+    # An item above the caller's clearance does not exist for them.
+    if item is None or not caller.clearance.allows(Sensitivity.parse(item.sensitivity)):
+        raise HTTPException(404, f"no review item {item_id}")
+    decided, changed = service.backend.decide(decision)
+    return ReviewDecision(
+        item=item_out(decided, mappable=labels_mappable(service.backend)), changed=changed
+    )

@@ -11,7 +11,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.service.keys import Caller
+from ragspine.service.keys.store import Caller
 from ragspine.storage.fact_listing import (
     DEFAULT_PAGE,
     MAX_PAGE,
