@@ -1,7 +1,10 @@
-"""Steps the web tests take on the page, as a user would: enter a key, ask, open a tab."""
+"""Steps the web tests take on the page, as a user would: enter a key, ask, open a tab, drop
+files on the upload zone."""
 
 from __future__ import annotations
 
+import base64
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,3 +45,24 @@ def answer(page: Page, number: int) -> Locator:
 def documents_tab(page: Page) -> None:
     page.locator("#tab-docs").click()
     page.locator("#review-list[data-loaded=true]").wait_for(state="attached")
+
+
+# Drops files on the zone as a user's drag does: a DataTransfer holding File objects.
+DROP = """([zone, files]) => {
+  const transfer = new DataTransfer();
+  for (const [name, data] of files) {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    transfer.items.add(new File([bytes], name));
+  }
+  const target = document.getElementById(zone);
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    const init = {dataTransfer: transfer, bubbles: true, cancelable: true};
+    target.dispatchEvent(new DragEvent(type, init));
+  }
+}"""
+
+
+def drop(page: Page, *files: Path) -> None:
+    """Drop ``files`` on the Documents tab's zone, as a user's drag does."""
+    payload = [[f.name, base64.b64encode(f.read_bytes()).decode()] for f in files]
+    page.evaluate(DROP, ["drop-zone", payload])

@@ -3,12 +3,11 @@ progress bar fills, and the review queue is worked from the page."""
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.web.conftest import snap
-from tests.web.driver import ask, documents_tab, open_page
+from tests.web.driver import ask, documents_tab, drop, open_page
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -16,20 +15,6 @@ if TYPE_CHECKING:
     from tests.web.conftest import Served
 
 DECK = "ACME_HK_FY2026_Review.pptx"
-
-# Drops files on the zone as a user's drag does: a DataTransfer holding File objects.
-DROP = """([zone, files]) => {
-  const transfer = new DataTransfer();
-  for (const [name, data] of files) {
-    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-    transfer.items.add(new File([bytes], name));
-  }
-  const target = document.getElementById(zone);
-  for (const type of ["dragenter", "dragover", "drop"]) {
-    const init = {dataTransfer: transfer, bubbles: true, cancelable: true};
-    target.dispatchEvent(new DragEvent(type, init));
-  }
-}"""
 
 
 def write_deck(path: Path) -> Path:
@@ -50,11 +35,6 @@ def write_deck(path: Path) -> Path:
         table.cell(row, col).text = text
     deck.save(str(path))
     return path
-
-
-def drop(page: Page, *files: Path) -> None:
-    payload = [[f.name, base64.b64encode(f.read_bytes()).decode()] for f in files]
-    page.evaluate(DROP, ["drop-zone", payload])
 
 
 def test_a_dropped_deck_is_ingested_while_its_job_progress_fills(
@@ -108,32 +88,3 @@ def test_a_review_item_is_approved_with_a_corrected_value_and_another_rejected(
     page.locator("#tab-ask").click()
     card = ask(page, "What was ACME Group revenue in 2025Q3?")
     assert card.locator(".fact .value").inner_text() == "US$ 1,299 m"
-
-
-def test_hidden_content_is_read_only_when_the_box_is_ticked(
-    page: Page, served: Served, tmp_path: Path
-) -> None:
-    """The same workbook dropped twice: first its hidden cells are skipped and counted, then,
-    with "also read hidden sheets, rows and columns" ticked, read with the hidden figures that
-    contradict a visible one set aside (tests/hidden_workbook.py holds the counts)."""
-    from tests.hidden_workbook import HIDDEN_CELLS, SET_ASIDE, write_workbook
-
-    book = tmp_path / "HK_hidden.xlsx"
-    write_workbook(book)
-    open_page(page, served, served.keys.internal)
-    documents_tab(page)
-    box = page.locator("#include-hidden")
-    assert not box.is_checked()
-    drop(page, book)
-    page.locator(".job[data-state=done]").wait_for(timeout=60_000)
-    first = page.locator(".job").first.locator("table.results tbody tr td").all_inner_texts()
-    assert first[1] == "ingested"
-    assert f"{HIDDEN_CELLS} hidden cells skipped" in first[5]
-    box.check()
-    drop(page, book)
-    page.locator(".job[data-state=done] >> nth=1").wait_for(timeout=60_000)
-    second = page.locator(".job").first.locator("table.results tbody tr td").all_inner_texts()
-    assert second[1] == "ingested"
-    assert f"{SET_ASIDE} hidden figures set aside" in second[5]
-    assert "hidden cells skipped" not in second[5]
-    snap(page, "upload-include-hidden")
