@@ -52,7 +52,8 @@ def breakdown_cues() -> list[tuple[str, str]]:
 def finer_than_asked(hits: Sequence[AliasHit], periods: Sequence[Period]) -> tuple[str, ...]:
     """``breakdown:UNIT`` for each breakdown cue shorter than the period asked (a fiscal year
     when none is named), in order of mention, once each."""
-    months = (span_of(periods[0]).last - span_of(periods[0]).first + 1) if periods else 12
+    span = span_of(periods[0]) if periods else None
+    months = span.last - span.first + 1 if span is not None else 12
     found = [
         f"{BREAKDOWN_PREFIX}{hit.code}"
         for hit in hits

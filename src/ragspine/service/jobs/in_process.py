@@ -18,11 +18,11 @@ from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.service.jobs.owner_lock import OwnerLock
 from ragspine.service.jobs.queue import (
     JobFile,
-    JobFileResult,
     JobState,
     JobStatus,
     final_state,
     result_notes,
+    status_of,
     superseded_result,
 )
 from ragspine.service.service_db import ServiceDb
@@ -152,23 +152,7 @@ class InProcessJobQueue:
             "WHERE job_id = ? ORDER BY position",
             (job_id,),
         ).fetchall()
-        results = tuple(
-            JobFileResult(name, outcome, facts, chunks, review, tuple(json.loads(notes)), error)
-            for name, outcome, facts, chunks, review, notes, error in files
-            if outcome
-        )
-        state, error, created, updated, submitter = job
-        return JobStatus(
-            job_id,
-            JobState(state),
-            len(files),
-            len(results),
-            results,
-            error,
-            created,
-            updated,
-            submitter,
-        )
+        return status_of(job_id, job, files, lambda notes: tuple(json.loads(notes)))
 
     def readiness(self) -> str:
         running = not self._stop.is_set() and all(t.is_alive() for t in self._threads)

@@ -27,6 +27,7 @@ from ragspine.service.jobs.queue import (  # noqa: E402
     JobState,
     JobStatus,
     final_state,
+    status_of,
 )
 from ragspine.storage.facts import utc_timestamp  # noqa: E402
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase  # noqa: E402
@@ -134,23 +135,7 @@ class PostgresJobTable:
                 "WHERE job_id = %s ORDER BY position",
                 (job_id,),
             ).fetchall()
-        results = tuple(
-            JobFileResult(name, outcome, facts, chunks, review, tuple(notes), error)
-            for name, outcome, facts, chunks, review, notes, error in files
-            if outcome
-        )
-        state, error, created, updated, submitter = job
-        return JobStatus(
-            job_id,
-            JobState(state),
-            len(files),
-            len(results),
-            results,
-            error,
-            created,
-            updated,
-            submitter,
-        )
+        return status_of(job_id, job, files, tuple)
 
     def clearance(self, job_id: str) -> Sensitivity:
         """The clearance the job was submitted with (PUBLIC for an unknown job)."""

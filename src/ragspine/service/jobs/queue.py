@@ -7,10 +7,11 @@ behind the same Protocol.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ragspine.ingestion.model import hidden_note
 from ragspine.ingestion.pipeline import FileResult
@@ -120,6 +121,34 @@ class JobQueue(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+def status_of(
+    job_id: str,
+    job: Sequence[Any],
+    files: Sequence[Sequence[Any]],
+    notes: Callable[[Any], tuple[str, ...]],
+) -> JobStatus:
+    """A job's status from its row (state, error, created, updated, submitter) and its files'
+    rows (name, outcome, facts, chunks, review, warnings, error) in upload order; ``notes``
+    reads a stored warnings value (JSON text in SQLite, a JSON array in PostgreSQL)."""
+    results = tuple(
+        JobFileResult(name, outcome, facts, chunks, review, notes(warnings), error)
+        for name, outcome, facts, chunks, review, warnings, error in files
+        if outcome
+    )
+    state, error, created, updated, submitter = job
+    return JobStatus(
+        job_id,
+        JobState(state),
+        len(files),
+        len(results),
+        results,
+        error,
+        created,
+        updated,
+        submitter,
+    )
 
 
 def result_notes(path: Path, result: FileResult) -> tuple[str, ...]:
