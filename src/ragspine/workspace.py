@@ -29,7 +29,7 @@ from ragspine.errors import UsageError, WorkspaceNotFoundError
 from ragspine.observability.trace import JsonlTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
-from ragspine.storage.ingest_store import SCHEMA_VERSION as INGEST_SCHEMA
+from ragspine.storage.ingest_schema import SCHEMA_VERSION as INGEST_SCHEMA
 from ragspine.storage.ingest_store import SQLiteWorkspaceStore
 from ragspine.storage.sqlite_store import SCHEMA_VERSION as FACT_SCHEMA
 

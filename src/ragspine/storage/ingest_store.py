@@ -7,10 +7,7 @@ reader never sees half a document and a failed write leaves the previous version
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
 from collections.abc import Collection, Sequence
-from typing import Any
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
@@ -29,91 +26,26 @@ from ragspine.storage.documents import (
     check_decidable,
 )
 from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestamp
-from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
-
-_COMPONENT = "ingest"
-# 2: documents.content_sensitivity (the level from the file's name and content alone) and the
-# document_audit table. 3: documents.n_hidden (hidden content the reader skipped).
-SCHEMA_VERSION = 3
-
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS documents (
-        doc_id TEXT PRIMARY KEY,
-        source_path TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        metadata_hash TEXT NOT NULL,
-        size_bytes INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        sensitivity TEXT NOT NULL,
-        extractor_version TEXT NOT NULL,
-        mapping_version TEXT NOT NULL,
-        ingested_at TEXT NOT NULL,
-        n_facts INTEGER NOT NULL,
-        n_blocks INTEGER NOT NULL,
-        n_review INTEGER NOT NULL,
-        content_sensitivity TEXT NOT NULL DEFAULT '',
-        n_hidden INTEGER NOT NULL DEFAULT 0
-    )""",
-    """CREATE TABLE IF NOT EXISTS text_blocks (
-        doc_id TEXT NOT NULL CHECK (doc_id <> ''),
-        position INTEGER NOT NULL,
-        locator TEXT NOT NULL CHECK (locator <> ''),
-        kind TEXT NOT NULL,
-        title TEXT NOT NULL,
-        text TEXT NOT NULL,
-        sensitivity TEXT NOT NULL,
-        language TEXT NOT NULL,
-        entities TEXT NOT NULL,
-        periods TEXT NOT NULL,
-        PRIMARY KEY (doc_id, position)
-    )""",
-    """CREATE TABLE IF NOT EXISTS review_items (
-        item_id INTEGER PRIMARY KEY AUTOINCREMENT,
-        doc_id TEXT NOT NULL,
-        locator TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        proposed TEXT,
-        state TEXT NOT NULL CHECK (state IN ('open', 'approved', 'rejected')),
-        sensitivity TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        resolved_at TEXT NOT NULL DEFAULT '',
-        corrected_value REAL
-    )""",
-    "CREATE INDEX IF NOT EXISTS review_items_doc ON review_items (doc_id)",
-    """CREATE TABLE IF NOT EXISTS chunks (
-        chunk_id TEXT PRIMARY KEY,
-        doc_id TEXT NOT NULL CHECK (doc_id <> ''),
-        locator TEXT NOT NULL CHECK (locator <> ''),
-        title TEXT NOT NULL,
-        text TEXT NOT NULL,
-        entities TEXT NOT NULL,
-        periods TEXT NOT NULL,
-        language TEXT NOT NULL,
-        sensitivity TEXT NOT NULL,
-        version TEXT NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id)",
-    """CREATE TABLE IF NOT EXISTS review_audit (
-        audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
-        item_id INTEGER NOT NULL,
-        action TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        at TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS document_audit (
-        audit_id INTEGER PRIMARY KEY AUTOINCREMENT,
-        doc_id TEXT NOT NULL,
-        action TEXT NOT NULL,
-        detail TEXT NOT NULL,
-        at TEXT NOT NULL
-    )""",
+from ragspine.storage.ingest_rows import (
+    block_from_row,
+    block_row,
+    chunk_from_row,
+    chunk_row,
+    doc_values,
+    review_from_row,
 )
-# Version 1 workspaces gain the column; their documents keep '' (unknown) until read again.
-_MIGRATIONS = {
-    2: ("ALTER TABLE documents ADD COLUMN content_sensitivity TEXT NOT NULL DEFAULT ''",),
-    3: ("ALTER TABLE documents ADD COLUMN n_hidden INTEGER NOT NULL DEFAULT 0",),
-}
+from ragspine.storage.ingest_schema import COMPONENT, MIGRATIONS, SCHEMA, SCHEMA_VERSION
+from ragspine.storage.ingest_writes import (
+    REVIEW_INSERT,
+    audit_document,
+    carry_note,
+    delete_manifest,
+    delete_rows,
+    insert_review,
+    level_copies,
+    rank_sql,
+)
+from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
 
 # Conflict items keep the level of the fact they mention (our own constants only).
 _CONFLICTS = ", ".join(f"'{reason}'" for reason in CONFLICTS)
@@ -136,12 +68,7 @@ _HELD = (
     f"r.state <> '{ReviewState.APPROVED.value}')"
 )
 _CHUNK_SELECT = f"{_CHUNK_COLUMNS}, {_HELD}"
-_REVIEW_INSERT = (
-    "doc_id, locator, reason, detail, proposed, state, sensitivity, created_at, resolved_at, "
-    "corrected_value"
-)
-_REVIEW_COLUMNS = f"item_id, {_REVIEW_INSERT}"
-_MARKS = ", ".join("?" for _ in _REVIEW_INSERT.split(","))
+_REVIEW_COLUMNS = f"item_id, {REVIEW_INSERT}"
 
 
 class SQLiteWorkspaceStore(SQLiteFactStore):
@@ -151,22 +78,22 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         super().init_schema()
         with self._transaction("create the ingestion schema") as conn:
             row = conn.execute(
-                "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
+                "SELECT version FROM schema_version WHERE component = ?", (COMPONENT,)
             ).fetchone()
             if row is not None and row[0] > SCHEMA_VERSION:
                 raise StoreError(
                     f"workspace store {self._path} has ingest schema version {row[0]}, newer "
                     f"than this ragspine understands ({SCHEMA_VERSION}); upgrade ragspine"
                 )
-            for statement in _SCHEMA:
+            for statement in SCHEMA:
                 conn.execute(statement)
             if row is not None:
                 for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
-                    for statement in _MIGRATIONS.get(version, ()):
+                    for statement in MIGRATIONS.get(version, ()):
                         conn.execute(statement)
             conn.execute(
                 "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
-                (_COMPONENT, SCHEMA_VERSION),
+                (COMPONENT, SCHEMA_VERSION),
             )
 
     # --- documents ---------------------------------------------------------------------
@@ -204,20 +131,20 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 raise ValueError(f"fact of {fact.source_doc_id!r} filed under {doc_id!r}")
         now = utc_timestamp()
         with self._transaction(f"replace document {doc_id!r}") as conn:
-            _delete_rows(conn, doc_id)
+            delete_rows(conn, doc_id)
             if replaces is not None and replaces != doc_id:
-                _delete_rows(conn, replaces)
-                _delete_manifest(conn, replaces)
+                delete_rows(conn, replaces)
+                delete_manifest(conn, replaces)
             conn.executemany(
                 f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_chunk_row(c) for c in chunks],
+                [chunk_row(c) for c in chunks],
             )
             conn.executemany(FACT_UPSERT_SQL, rows_of(facts))
             conn.executemany(
                 f"INSERT INTO text_blocks ({_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_block_row(b) for b in blocks],
+                [block_row(b) for b in blocks],
             )
-            _insert_review(conn, doc_id, review, now, carry_note(record, replaces))
+            insert_review(conn, doc_id, review, now, carry_note(record, replaces))
             conn.execute(
                 f"INSERT OR REPLACE INTO documents ({_DOC_COLUMNS}) "
                 f"VALUES ({', '.join('?' for _ in range(15))})",
@@ -231,8 +158,8 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                     record.n_hidden,
                 ),
             )
-            _audit_document(conn, doc_id, override_note, now)
-            _level_copies(conn, record.content_hash, now)
+            audit_document(conn, doc_id, override_note, now)
+            level_copies(conn, record.content_hash, now)
 
     def update_document_metadata(
         self, doc_id: str, metadata_hash: str, sensitivity: str, *, override_note: str = ""
@@ -257,22 +184,22 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
                 )
             conn.execute(
                 f"UPDATE review_items SET sensitivity = ? WHERE doc_id = ? AND NOT "
-                f"(reason IN ({_CONFLICTS}) AND {_rank_sql('sensitivity')} > {_rank_sql('?')})",
+                f"(reason IN ({_CONFLICTS}) AND {rank_sql('sensitivity')} > {rank_sql('?')})",
                 (sensitivity, doc_id, sensitivity),
             )
             now = utc_timestamp()
-            _audit_document(conn, doc_id, override_note, now)
+            audit_document(conn, doc_id, override_note, now)
             (content_hash,) = conn.execute(
                 "SELECT content_hash FROM documents WHERE doc_id = ?", (doc_id,)
             ).fetchone()
-            _level_copies(conn, str(content_hash), now)
+            level_copies(conn, str(content_hash), now)
 
     def remove_document(self, doc_id: str) -> bool:
         """Retire a document: its facts, text blocks, chunks, review items and manifest row
         go in one transaction (the audit log is history and stays). False if it was unknown."""
         with self._transaction(f"remove document {doc_id!r}") as conn:
-            _delete_rows(conn, doc_id)
-            return _delete_manifest(conn, doc_id)
+            delete_rows(conn, doc_id)
+            return delete_manifest(conn, doc_id)
 
     def document_summaries(self) -> list[DocumentSummary]:
         """Every document with its stored counts, by id: what ``documents list`` shows."""
@@ -313,7 +240,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         rows = self._query(
             f"SELECT {_BLOCK_COLUMNS} FROM text_blocks {where}ORDER BY doc_id, position", params
         )
-        return [_block_from_row(row) for row in rows]
+        return [block_from_row(row) for row in rows]
 
     def count_blocks(self) -> int:
         return int(self._query("SELECT COUNT(*) FROM text_blocks")[0][0])
@@ -325,7 +252,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         rows = self._query(
             f"SELECT {_CHUNK_SELECT} FROM chunks {where}ORDER BY doc_id, rowid", params
         )
-        return [_chunk_from_row(row) for row in rows]
+        return [chunk_from_row(row) for row in rows]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> dict[str, Chunk]:
         """Chunks by id (missing ids are simply absent), for turning hits into snippets."""
@@ -336,7 +263,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             rows = self._query(
                 f"SELECT {_CHUNK_SELECT} FROM chunks WHERE chunk_id IN ({marks})", batch
             )
-            found.update((row[0], _chunk_from_row(row)) for row in rows)
+            found.update((row[0], chunk_from_row(row)) for row in rows)
         return found
 
     def held_locators(self) -> dict[str, tuple[str, ...]]:
@@ -372,13 +299,13 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             f"SELECT {_REVIEW_COLUMNS} FROM review_items {where}ORDER BY item_id",
             [str(v) for _, v in clauses],
         )
-        return [_review_from_row(row) for row in rows]
+        return [review_from_row(row) for row in rows]
 
     def get_review(self, item_id: int) -> ReviewItem | None:
         rows = self._query(
             f"SELECT {_REVIEW_COLUMNS} FROM review_items WHERE item_id = ?", (item_id,)
         )
-        return _review_from_row(rows[0]) if rows else None
+        return review_from_row(rows[0]) if rows else None
 
     def resolve_review(
         self,
@@ -438,7 +365,7 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             [ReviewState.OPEN.value, CONFLICT, *key],
         )
         pending: list[PendingValue] = []
-        for item in map(_review_from_row, rows):
+        for item in map(review_from_row, rows):
             proposed = item.proposed
             if proposed is None or not clearance.allows(Sensitivity.parse(item.sensitivity)):
                 continue
@@ -468,215 +395,3 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
             f"SELECT item_id, action, detail, at FROM review_audit {where}ORDER BY audit_id", params
         )
         return [AuditEntry(*row) for row in rows]
-
-
-def _rank_sql(expression: str) -> str:
-    """A SQL expression ranking a sensitivity level (our own enum values only)."""
-    cases = " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
-    return f"(CASE {expression} {cases} END)"
-
-
-def _audit_document(conn: sqlite3.Connection, doc_id: str, note: str, now: str) -> None:
-    if note:
-        conn.execute(
-            "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (?, ?, ?, ?)",
-            (doc_id, "sensitivity_override", note, now),
-        )
-
-
-def _level_copies(conn: sqlite3.Connection, content_hash: str, now: str) -> None:
-    """Raise every copy of one content (documents with the same bytes under other names) to
-    the highest level any of them holds.
-
-    A CONFIDENTIAL deck copied elsewhere without its sidecar, or renamed out of a restricted
-    file-name pattern, is still the same text: its copy must not be readable at a lower level,
-    whichever of the two was ingested first. A copy whose level an audited
-    ``sensitivity_override`` set below its own content's level keeps it: that decision was
-    made for that file. Levels only rise here; each raise is written to the document audit.
-    """
-    copies = conn.execute(
-        "SELECT doc_id, sensitivity, content_sensitivity FROM documents WHERE content_hash = ?",
-        (content_hash,),
-    ).fetchall()
-    if len(copies) < 2:
-        return
-    levels = {doc_id: Sensitivity.parse(level) for doc_id, level, _ in copies}
-    top_doc, top = max(levels.items(), key=lambda item: (item[1].rank, item[0]))
-    for doc_id, level, content_level in copies:
-        overridden = bool(content_level) and (
-            Sensitivity.parse(level).rank < Sensitivity.parse(content_level).rank
-        )
-        if levels[doc_id].rank >= top.rank or overridden:
-            continue
-        _raise_rows(conn, doc_id, top)
-        conn.execute(
-            "INSERT INTO document_audit (doc_id, action, detail, at) VALUES (?, ?, ?, ?)",
-            (
-                doc_id,
-                "sensitivity_raised",
-                f"{level} -> {top.value}: same content as {top_doc}",
-                now,
-            ),
-        )
-
-
-def _raise_rows(conn: sqlite3.Connection, doc_id: str, level: Sensitivity) -> None:
-    """Every row of a document below ``level`` raised to it (rows above it keep theirs)."""
-    below = f"{_rank_sql('sensitivity')} < ?"
-    conn.execute("UPDATE documents SET sensitivity = ? WHERE doc_id = ?", (level.value, doc_id))
-    conn.execute(
-        f"UPDATE fact_metric SET sensitivity = ? WHERE source_doc_id = ? AND {below}",
-        (level.value, doc_id, level.rank),
-    )
-    for table in ("text_blocks", "chunks", "review_items"):
-        conn.execute(
-            f"UPDATE {table} SET sensitivity = ? WHERE doc_id = ? AND {below}",
-            (level.value, doc_id, level.rank),
-        )
-
-
-def _delete_rows(conn: sqlite3.Connection, doc_id: str) -> None:
-    """Delete every row a document contributed; its manifest row is the caller's business."""
-    conn.execute("DELETE FROM fact_metric WHERE source_doc_id = ?", (doc_id,))
-    for table in ("text_blocks", "review_items", "chunks"):
-        conn.execute(f"DELETE FROM {table} WHERE doc_id = ?", (doc_id,))
-
-
-def _delete_manifest(conn: sqlite3.Connection, doc_id: str) -> bool:
-    return conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,)).rowcount > 0
-
-
-def carry_note(record: DocumentRecord, replaces: str | None) -> str:
-    """The audit note of a decision carried over to a re-ingested or renamed document."""
-    where = f"{record.doc_id} (renamed from {replaces})" if replaces else record.doc_id
-    return f"unchanged in {where}, content {record.content_hash[:12]}"
-
-
-def _insert_review(
-    conn: sqlite3.Connection, doc_id: str, review: Sequence[ReviewItem], now: str, note: str
-) -> None:
-    """Insert a document's review items; continued ones keep their id, state and decision."""
-    for item in review:
-        values = (
-            doc_id,
-            item.locator,
-            item.reason,
-            item.detail,
-            _json(item.proposed),
-            item.state.value,
-            item.sensitivity,
-            item.created_at or now,
-            item.resolved_at,
-            item.corrected_value,
-        )
-        if not item.item_id:
-            conn.execute(f"INSERT INTO review_items ({_REVIEW_INSERT}) VALUES ({_MARKS})", values)
-            continue
-        conn.execute(
-            f"INSERT INTO review_items (item_id, {_REVIEW_INSERT}) VALUES (?, {_MARKS})",
-            (item.item_id, *values),
-        )
-        if item.state is not ReviewState.OPEN:
-            conn.execute(
-                "INSERT INTO review_audit (item_id, action, detail, at) VALUES (?, ?, ?, ?)",
-                (item.item_id, f"{item.state.value} (carried over)", note, now),
-            )
-
-
-def _json(value: dict[str, object] | None) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def doc_values(record: DocumentRecord) -> tuple[object, ...]:
-    """The manifest columns a record brings itself, ``doc_id`` to ``mapping_version``."""
-    return (
-        record.doc_id,
-        record.source_path,
-        record.content_hash,
-        record.metadata_hash,
-        record.size_bytes,
-        record.kind,
-        record.sensitivity,
-        record.extractor_version,
-        record.mapping_version,
-    )
-
-
-def _block_row(block: TextBlockRow) -> tuple[object, ...]:
-    return (
-        block.doc_id,
-        block.position,
-        block.locator,
-        block.kind,
-        block.title,
-        block.text,
-        block.sensitivity,
-        block.language,
-        ",".join(block.entities),
-        ",".join(block.periods),
-    )
-
-
-def _block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
-    doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods = row
-    return TextBlockRow(
-        doc_id,
-        position,
-        locator,
-        kind,
-        title,
-        text,
-        sensitivity,
-        language,
-        entities=tuple(filter(None, str(entities).split(","))),
-        periods=tuple(filter(None, str(periods).split(","))),
-    )
-
-
-def _chunk_row(chunk: Chunk) -> tuple[object, ...]:
-    return (
-        chunk.chunk_id,
-        chunk.doc_id,
-        chunk.locator,
-        chunk.title,
-        chunk.text,
-        ",".join(chunk.entities),
-        ",".join(chunk.periods),
-        chunk.language,
-        chunk.sensitivity,
-        chunk.version,
-    )
-
-
-def _chunk_from_row(row: tuple[Any, ...]) -> Chunk:
-    chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version, held = row
-    return Chunk(
-        chunk_id,
-        doc_id,
-        locator,
-        title,
-        text,
-        tuple(filter(None, str(entities).split(","))),
-        tuple(filter(None, str(periods).split(","))),
-        language,
-        sens,
-        version,
-        bool(held),
-    )
-
-
-def _review_from_row(row: tuple[object, ...]) -> ReviewItem:
-    item_id, doc_id, locator, reason, detail, proposed, state, sens, created, resolved, fixed = row
-    return ReviewItem(
-        doc_id=str(doc_id),
-        locator=str(locator),
-        reason=str(reason),
-        detail=str(detail),
-        proposed=json.loads(str(proposed)) if proposed else None,
-        item_id=int(str(item_id)),
-        state=ReviewState(str(state)),
-        sensitivity=str(sens),
-        created_at=str(created),
-        resolved_at=str(resolved),
-        corrected_value=float(str(fixed)) if fixed is not None else None,
-    )

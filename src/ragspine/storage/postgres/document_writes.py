@@ -38,7 +38,7 @@ def upserts(doc_ids: Sequence[str]) -> list[tuple[str, ChangeKind]]:
 
 def level_copies(conn: Connection, content_hash: str, now: str) -> list[str]:
     """Raise every copy of one content to the highest level any of them holds (the rule and
-    its reasons are on ``ingest_store._level_copies``); the caller holds the content's lock.
+    its reasons are on ``ingest_writes.level_copies``); the caller holds the content's lock.
     The documents raised."""
     copies = conn.execute(
         "SELECT doc_id, sensitivity, content_sensitivity FROM documents "

@@ -34,7 +34,8 @@ from ragspine.storage.documents import (
     check_decidable,
 )
 from ragspine.storage.facts import FACT_FIELDS, Fact, FactKey, ReviewStatus, utc_timestamp
-from ragspine.storage.ingest_store import carry_note, doc_values
+from ragspine.storage.ingest_rows import doc_values
+from ragspine.storage.ingest_writes import carry_note
 from ragspine.storage.postgres.changes import ChangeKind, record_changes
 from ragspine.storage.postgres.document_writes import (
     AUDIT_DOCUMENT,
