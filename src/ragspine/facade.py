@@ -231,6 +231,7 @@ class RAGSpine(_Engine):
         dense: str | None = None,
         rerank: bool = False,
         read_only: bool = False,
+        trace_sink: TraceSink | None = None,
     ) -> Self:
         """Open a workspace; it is created only when ``create`` is true.
 
@@ -242,7 +243,9 @@ class RAGSpine(_Engine):
         passages (any failure keeps the fused order). ``read_only`` opens the store for
         questions only (what ``ragspine ask`` does): nothing in the workspace but the trace
         file is written, a store without RAGSpine tables is a ``WorkspaceNotFoundError``,
-        and ``ingest`` is refused.
+        and ``ingest`` is refused. ``trace_sink`` receives the traces instead of the
+        workspace's trace file (the service shares one ``BatchedTraceSink`` between its
+        engines).
         """
         level = Sensitivity.parse(clearance)
         root = workspace.root if isinstance(workspace, Workspace) else Path(workspace)
@@ -261,7 +264,7 @@ class RAGSpine(_Engine):
             profile,
             provider or MockProvider(),
             level,
-            ws.trace_sink(),
+            ws.trace_sink() if trace_sink is None else trace_sink,
             retriever,
             rerank=rerank,
             read_only=read_only,
@@ -311,6 +314,7 @@ class ServerRAGSpine(_Engine):
         read_only: bool = False,
         follow: bool = False,
         follower: IndexFollower | None = None,
+        trace_sink: TraceSink | None = None,
     ) -> Self:
         """Open a PostgreSQL schema upgraded by ``ragspine db upgrade``.
 
@@ -329,7 +333,8 @@ class ServerRAGSpine(_Engine):
         answers through them (tracing to the follower's folder) and leaves both open at
         ``close``, so several engines of one process (a thread's, a clearance's) keep one
         index between them; ``database_url``, ``schema``, ``index_dir`` and ``follow`` are
-        then the follower's own.
+        then the follower's own. ``trace_sink`` receives the traces instead (as in
+        ``RAGSpine.open``).
         """
         from ragspine.profile.glossary import glossary_for
         from ragspine.retrieval.follower import IndexFollower
@@ -339,7 +344,8 @@ class ServerRAGSpine(_Engine):
         level = Sensitivity.parse(clearance)
         prof = profile if isinstance(profile, DomainProfile) else load_profile(profile)
         if follower is not None:
-            return cls._sharing(follower, prof, provider, level, rerank, read_only)
+            sink = trace_sink or JsonlTraceSink(follower.folder / TRACE_NAME)
+            return cls._sharing(follower, prof, provider, level, rerank, read_only, sink)
         scratch = tempfile.TemporaryDirectory(prefix="ragspine-index-") if not index_dir else None
         folder = Path(index_dir) if index_dir else Path(scratch.name if scratch else "")
         store = PostgresWorkspaceStore(database_url, schema=schema, read_only=read_only)
@@ -360,7 +366,7 @@ class ServerRAGSpine(_Engine):
             if scratch is not None:
                 scratch.cleanup()
 
-        sink: TraceSink = JsonlTraceSink(folder / TRACE_NAME) if index_dir else NullTraceSink()
+        sink = trace_sink or (JsonlTraceSink(folder / TRACE_NAME) if index_dir else NullTraceSink())
         return cls(
             store,
             follower,
@@ -383,6 +389,7 @@ class ServerRAGSpine(_Engine):
         clearance: Sensitivity,
         rerank: bool,
         read_only: bool,
+        trace_sink: TraceSink,
     ) -> Self:
         from ragspine.profile.glossary import glossary_for
         from ragspine.retrieval.retriever import HybridRetriever
@@ -399,7 +406,7 @@ class ServerRAGSpine(_Engine):
             profile,
             provider or MockProvider(),
             clearance,
-            JsonlTraceSink(follower.folder / TRACE_NAME),
+            trace_sink,
             retriever,
             rerank=rerank,
             read_only=read_only,

@@ -73,21 +73,25 @@ class Unit:
     @classmethod
     def parse(cls, code: str) -> Unit:
         """The unit a code names; a ValueError says why a code is not one."""
-        if code == "PCT":
-            return PERCENT
-        if code == "COUNT":
-            return COUNT
-        found = _CODE.match(code)
-        if found is None:
-            raise ValueError(
-                f"unit code {code!r} is not PCT, COUNT, <ISO>_PS or <ISO>_<K|M|B|T|E<n>> "
-                "(e.g. USD_M)"
-            )
-        currency, letter, power, per_share = found.groups()
-        if per_share:
-            return cls(UnitKind.PER_SHARE, currency)
-        scale = _LETTER_SCALES[letter] if letter else int(power)
-        return cls(UnitKind.AMOUNT, currency, scale)
+        return _parse(code)
+
+
+@lru_cache(maxsize=1024)  # a handful of codes, parsed for every figure shown
+def _parse(code: str) -> Unit:
+    if code == "PCT":
+        return PERCENT
+    if code == "COUNT":
+        return COUNT
+    found = _CODE.match(code)
+    if found is None:
+        raise ValueError(
+            f"unit code {code!r} is not PCT, COUNT, <ISO>_PS or <ISO>_<K|M|B|T|E<n>> (e.g. USD_M)"
+        )
+    currency, letter, power, per_share = found.groups()
+    if per_share:
+        return Unit(UnitKind.PER_SHARE, currency)
+    scale = _LETTER_SCALES[letter] if letter else int(power)
+    return Unit(UnitKind.AMOUNT, currency, scale)
 
 
 PERCENT = Unit(UnitKind.PERCENT)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -117,3 +119,57 @@ def test_the_trace_declares_its_fields_in_the_schema_order() -> None:
     declared = [f.name for f in dataclasses.fields(trace.RequestTrace)]
     assert declared == ["request_id", *TRACE_FIELDS[4:], "started"]
     assert list(trace.RequestTrace("x").to_event()) == list(TRACE_FIELDS)
+
+
+def test_the_batched_sink_writes_whole_lines_on_flush_close_and_by_itself(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "traces.jsonl"
+    sink = trace.BatchedTraceSink(path, interval=3600, batch=1000)  # only flushes write
+    try:
+        for n in range(3):
+            sink.emit({"event": "e", "n": n})
+        assert not path.exists()  # queued, not written
+        sink.flush()
+        assert [json.loads(line)["n"] for line in path.read_text("utf-8").splitlines()] == [
+            0,
+            1,
+            2,
+        ]
+        sink.emit({"event": "e", "n": 3})
+    finally:
+        sink.close()  # writes what is left
+    sink.emit({"event": "e", "n": 4})  # after close: written at once, never dropped
+    assert [json.loads(line)["n"] for line in path.read_text("utf-8").splitlines()] == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
+
+    # A full batch wakes the writer thread: the lines arrive without a flush.
+    busy = trace.BatchedTraceSink(tmp_path / "busy.jsonl", interval=3600, batch=5)
+    try:
+        for n in range(5):
+            busy.emit({"event": "e", "n": n})
+        deadline = datetime.now(UTC) + timedelta(seconds=30)
+        lines: list[str] = []
+        while len(lines) < 5 and datetime.now(UTC) < deadline:
+            os.sched_yield()
+            written = tmp_path / "busy.jsonl"
+            lines = written.read_text("utf-8").splitlines() if written.exists() else []
+        assert [json.loads(line)["n"] for line in lines] == [0, 1, 2, 3, 4]
+    finally:
+        busy.close()
+
+
+def test_a_clean_exit_writes_the_queued_traces(tmp_path: Path) -> None:
+    path = tmp_path / "traces.jsonl"
+    script = (
+        "from ragspine.observability.trace import BatchedTraceSink\n"
+        f"sink = BatchedTraceSink({str(path)!r}, interval=3600)\n"
+        "for n in range(100): sink.emit({'event': 'e', 'n': n})\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    assert len(path.read_text("utf-8").splitlines()) == 100

@@ -27,6 +27,7 @@ from ragspine.service.faq.items import FaqItem
 from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
+from tests.service.traces import trace_lines as written_traces
 from tests.service_workspace import BOARD_NOTE, INTERNAL, RESTRICTED, ServiceKeys
 
 REF = "2026-11-26"
@@ -182,7 +183,7 @@ def test_a_faq_hit_short_circuits_the_agent(client: TestClient, service_workspac
     traces = service_workspace / "traces.jsonl"
 
     def trace_lines() -> int:  # the file appears with the first question the agent answers
-        return traces.read_text(encoding="utf-8").count("\n") if traces.exists() else 0
+        return len(written_traces(client, traces))
 
     before = trace_lines()
     body = ask(client, FAQ_QUESTION)
@@ -205,7 +206,7 @@ def test_request_ids_round_trip_to_the_body_and_the_trace(
     )
     assert response.headers["X-Request-ID"] == "portal-42.a_b"
     assert response.json()["request_id"] == "portal-42.a_b"
-    last = service_workspace.joinpath("traces.jsonl").read_text(encoding="utf-8").splitlines()[-1]
+    last = written_traces(client, service_workspace / "traces.jsonl")[-1]
     assert json.loads(last)["request_id"] == "portal-42.a_b"
     for bad in ("x" * 65, "a b", "<script>", "id/with/slashes"):
         response = client.post(
@@ -682,7 +683,9 @@ def test_a_burst_beyond_the_pending_limit_is_a_503_with_retry_after(
             release.wait(timeout=30)
             return None
 
-    settings = ServiceSettings(workspace=service_workspace, ask_threads=1, max_pending=1)
+    settings = ServiceSettings(
+        workspace=service_workspace, ask_threads=1, max_pending=1, ask_inline=False
+    )
     with (
         TestClient(create_app(settings, faq=SlowFaq())) as busy,
         ThreadPoolExecutor(max_workers=1) as pool,

@@ -22,6 +22,7 @@ from ragspine.service.faq.faq_cache import FaqCache
 from ragspine.service.faq.items import FaqItem
 from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
+from tests.service.traces import trace_lines as written_traces
 
 REF = "2026-11-26"
 PROFILE = load_profile()
@@ -84,8 +85,8 @@ def ask(client: TestClient, question: str) -> Any:
     return response.json()
 
 
-def trace_lines(path: Path) -> int:
-    return path.read_text("utf-8").count("\n") if path.exists() else 0
+def trace_lines(client: TestClient, path: Path) -> int:
+    return len(written_traces(client, path))
 
 
 def provider_calls(client: TestClient) -> int:
@@ -100,7 +101,7 @@ def test_a_vetted_wording_is_answered_from_its_own_source(
 ) -> None:
     client = apps[("shipped", Sensitivity.INTERNAL)]
     traces = service_workspace / "traces.jsonl"
-    lines_before, calls_before = trace_lines(traces), provider_calls(client)
+    lines_before, calls_before = trace_lines(client, traces), provider_calls(client)
 
     body = ask(client, question)
 
@@ -111,7 +112,7 @@ def test_a_vetted_wording_is_answered_from_its_own_source(
     ]
     assert "报行合一" in body["answer"]
     # Neither the agent (its trace line) nor the provider ran.
-    assert trace_lines(traces) == lines_before
+    assert trace_lines(client, traces) == lines_before
     assert provider_calls(client) == calls_before
 
 

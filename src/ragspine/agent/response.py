@@ -9,6 +9,8 @@ profile, each tool result also carries what a person reads, in the question's la
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from pydantic import BaseModel, ConfigDict
 
 from ragspine.agent.types import AgentResult, FactNotFound, FoundFact, Slots, ToolResult
@@ -45,6 +47,9 @@ class AskResponse(BaseModel):
     language: str = ""
 
 
+_Answer = TypeVar("_Answer", bound=AskResponse)
+
+
 def unit_fields(unit: str) -> dict[str, object]:
     """The exact unit of a value: its kind, ISO currency (None for a percent or a count) and
     scale; empty for a code that is no unit."""
@@ -79,10 +84,18 @@ def displayed(result: ToolResult, names: Names) -> dict[str, object]:
 def to_response(result: AgentResult, profile: DomainProfile | None = None) -> AskResponse:
     """The wire form; with ``profile``, tool results carry display fields in the question's
     language."""
+    return as_model(AskResponse, result, profile)
+
+
+def as_model(
+    model: type[_Answer], result: AgentResult, profile: DomainProfile | None, **more: Any
+) -> _Answer:
+    """:func:`to_response` built as ``model`` (a subclass of ``AskResponse``) with ``more``
+    fields, in one step (the service's answer is validated and serialised once)."""
     clar = result.clarification
     language = result.intent.language if result.intent is not None else ""
     names = Names(profile, language or "en") if profile is not None else None
-    return AskResponse(
+    return model(
         answer=result.answer,
         route=result.route,
         answer_kind=result.answer_kind,
@@ -100,4 +113,5 @@ def to_response(result: AgentResult, profile: DomainProfile | None = None) -> As
             displayed(r, names) if names is not None else r.to_dict() for r in result.tool_results
         ],
         language=language,
+        **more,
     )

@@ -8,6 +8,8 @@ change.
 
 from __future__ import annotations
 
+import atexit
+import collections
 import itertools
 import json
 import os
@@ -92,6 +94,82 @@ class JsonlTraceSink:
                 os.write(fd, line.encode("utf-8"))
             finally:
                 os.close(fd)
+
+
+class BatchedTraceSink:
+    """Appends events like :class:`JsonlTraceSink`, from a writer thread, in batches.
+
+    ``emit`` only queues the event (a ``deque.append``, safe from any thread); the writer
+    turns what is queued into lines and appends them with one ``O_APPEND`` write every
+    ``interval`` seconds, or sooner once ``batch`` events wait. ``close`` writes what is left
+    before it returns (the service closes its sink on shutdown, and ``atexit`` covers a clean
+    interpreter exit); a crash loses at most the events of the last ``interval``. One write
+    holds whole lines, so lines of concurrent processes still never interleave.
+
+    The service answers many questions a second: an open, a write and a close each (three
+    system calls) and the JSON encoding cost about a tenth of a structured answer's time
+    there.
+    """
+
+    def __init__(self, path: str | Path, *, interval: float = 0.25, batch: int = 512) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._interval = interval
+        self._batch = batch
+        self._queued: collections.deque[Mapping[str, object]] = collections.deque()
+        self._wake = threading.Event()
+        self._closed = False
+        self._write_lock = threading.Lock()
+        self._thread = threading.Thread(
+            target=self._run, name=f"ragspine-trace-{self.path.name}", daemon=True
+        )
+        self._thread.start()
+        atexit.register(self.close)
+
+    def emit(self, event: Mapping[str, object]) -> None:
+        if self._closed:  # a straggler after shutdown: written at once, never dropped
+            self._write([event])
+            return
+        self._queued.append(event)
+        if len(self._queued) >= self._batch:
+            self._wake.set()
+
+    def flush(self) -> None:
+        """Write every event queued so far, now, from the calling thread."""
+        events = []
+        while self._queued:
+            events.append(self._queued.popleft())
+        self._write(events)
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wake.wait(self._interval)
+            self._wake.clear()
+            self.flush()
+
+    def _write(self, events: list[Mapping[str, object]]) -> None:
+        if not events:
+            return
+        text = "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in events)
+        with self._write_lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                data = memoryview(text.encode("utf-8"))
+                while data:  # a regular file takes it whole, short of a full disk
+                    data = data[os.write(fd, data) :]
+            finally:
+                os.close(fd)
+
+    def close(self) -> None:
+        """Stop the writer and write what is still queued (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._wake.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join()
+        self.flush()
+        atexit.unregister(self.close)
 
 
 @dataclass

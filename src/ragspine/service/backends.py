@@ -5,6 +5,7 @@ through :class:`Backend`, so every endpoint has one code path.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from ragspine.errors import StoreError
 from ragspine.facade import RAGSpine, ServerRAGSpine
 from ragspine.llm.protocol import LLMProvider
+from ragspine.observability.trace import BatchedTraceSink
 from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
@@ -22,7 +24,8 @@ from ragspine.retrieval.refresh import writing
 from ragspine.retrieval.retriever import lexical_path
 from ragspine.service.settings import ServiceSettings
 from ragspine.storage.protocol import WorkspaceStoreProtocol
-from ragspine.workspace import Workspace
+from ragspine.storage.sqlite_store import KEPT_SECONDS, SQLiteFactStore
+from ragspine.workspace import TRACE_NAME, Workspace
 
 if TYPE_CHECKING:
     from ragspine.retrieval.follower import IndexFollower
@@ -38,6 +41,11 @@ class Backend(Protocol):
 
     profile: DomainProfile
     uploads_folder: Path
+    # Whether a question's reads and retrieval are CPU work in this process (no database
+    # server, no embedding or rerank model): see ``Answerer.inline``.
+    cpu_only: bool
+    # Where every engine of the process writes its traces, in batches.
+    traces: BatchedTraceSink
 
     def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
         """A read-only engine answering at ``clearance``, for one pool thread."""
@@ -48,6 +56,10 @@ class Backend(Protocol):
 
     def readiness(self) -> dict[str, str]:
         """The ``store`` and ``index`` checks of ``/readyz``: "ok" or why not."""
+
+    def rest(self, store: WorkspaceStoreProtocol) -> None:
+        """End what an engine's ``store`` keeps open between questions once it has been idle
+        for a while (a workspace's kept read transaction); a busy store is left alone."""
 
     def decide(self, decision: Callable[[WorkspaceStoreProtocol], T]) -> T:
         """Run a review decision on a writable store; the search indexes follow."""
@@ -66,16 +78,30 @@ class WorkspaceBackend:
         self.workspace = workspace
         self.profile = workspace.profile()
         self.uploads_folder = workspace.uploads_path
+        self.cpu_only = not settings.dense and not settings.rerank
+        # One trace writer for every engine of the process, written in batches off the
+        # request's path; closed (and so flushed) with the backend.
+        self.traces = BatchedTraceSink(workspace.trace_path)
+        self._meta_path = str(lexical_path(workspace) / META_FILE)
 
     def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
-        return RAGSpine.open(
+        rag = RAGSpine.open(
             self.workspace,
             provider=provider,
             clearance=clearance,
             dense=self._settings.dense,
             rerank=self._settings.rerank,
             read_only=True,
+            trace_sink=self.traces,
         )
+        if isinstance(rag.store, SQLiteFactStore):
+            # A question reuses the last one's read transaction while nothing was committed.
+            rag.store.keep_snapshots = True
+        return rag
+
+    def rest(self, store: WorkspaceStoreProtocol) -> None:
+        if isinstance(store, SQLiteFactStore):
+            store.release_kept(idle=KEPT_SECONDS)
 
     def index_stamp(self, store: WorkspaceStoreProtocol) -> tuple[object, str]:
         """When and how large the lexical index's metadata was last written, and the
@@ -87,7 +113,7 @@ class WorkspaceBackend:
 
     def _index_meta(self) -> tuple[int, int] | None:
         try:
-            info = (lexical_path(self.workspace) / META_FILE).stat()
+            info = os.stat(self._meta_path)  # asked before every question: no pathlib
         except OSError:
             return None
         return info.st_mtime_ns, info.st_size
@@ -115,7 +141,8 @@ class WorkspaceBackend:
         """Nothing to do: the in-process queue ingests the files from the workspace."""
 
     def close(self) -> None:
-        """Nothing to close: each engine holds its own connection."""
+        """Write the queued traces; each engine holds its own connection."""
+        self.traces.close()
 
 
 class PostgresBackend:
@@ -133,6 +160,7 @@ class PostgresBackend:
         self._scratch = tempfile.TemporaryDirectory(prefix="ragspine-serve-")
         # Uploads wait here only until the job queue has read their bytes into PostgreSQL.
         self.uploads_folder = Path(self._scratch.name) / "uploads"
+        self.cpu_only = False  # every read waits on the database server
         url, schema = settings.database_url, settings.database_schema
         self._store: PostgresWorkspaceStore | None = None
         self._writer: PostgresWorkspaceStore | None = None
@@ -144,6 +172,7 @@ class PostgresBackend:
             self.close()
             raise
         self.follower.start()
+        self.traces = BatchedTraceSink(self.follower.folder / TRACE_NAME)
 
     def open(self, clearance: Sensitivity, provider: LLMProvider) -> Engine:
         assert self._settings.database_url is not None
@@ -155,6 +184,7 @@ class PostgresBackend:
             clearance=clearance,
             rerank=self._settings.rerank,
             read_only=True,
+            trace_sink=self.traces,
         )
 
     @property
@@ -165,6 +195,9 @@ class PostgresBackend:
 
     def index_stamp(self, store: WorkspaceStoreProtocol) -> None:
         """Always ``None``: the follower keeps the one index current by itself."""
+
+    def rest(self, store: WorkspaceStoreProtocol) -> None:
+        """Nothing is kept open between questions: each takes a pooled connection."""
 
     def readiness(self) -> dict[str, str]:
         checks: dict[str, str] = {}
@@ -209,6 +242,9 @@ class PostgresBackend:
         shutil.rmtree(batch, ignore_errors=True)
 
     def close(self) -> None:
+        traces: BatchedTraceSink | None = getattr(self, "traces", None)
+        if traces is not None:
+            traces.close()
         follower: IndexFollower | None = getattr(self, "follower", None)
         if follower is not None:
             follower.stop()

@@ -64,6 +64,13 @@ class ServiceSettings(BaseSettings):
     ask_threads: int = Field(
         default=4, ge=1, description="threads answering questions in each worker process"
     )
+    ask_inline: bool = Field(
+        default=True,
+        description=(
+            "answer on the event loop when a question needs no I/O (a workspace, the offline "
+            "provider, no dense retrieval, no reranking) instead of on the thread pool"
+        ),
+    )
     max_pending: int = Field(
         default=64,
         ge=1,

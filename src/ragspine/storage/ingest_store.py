@@ -280,13 +280,18 @@ class SQLiteWorkspaceStore(SQLiteFactStore):
         return held
 
     def chunk_state(self) -> str:
-        """A fingerprint of the chunk table; derived indexes rebuild when it changes."""
-        rows = self._query(
-            "SELECT doc_id, content_hash, metadata_hash, mapping_version FROM documents "
-            "ORDER BY doc_id"
-        )
-        state = repr((rows, sorted(self.held_locators().items())))
-        return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+        """A fingerprint of the chunk table; derived indexes rebuild when it changes. Asked
+        before every question, so it is kept until the file's next commit (``_cached``)."""
+
+        def load() -> str:
+            rows = self._query(
+                "SELECT doc_id, content_hash, metadata_hash, mapping_version FROM documents "
+                "ORDER BY doc_id"
+            )
+            state = repr((rows, sorted(self.held_locators().items())))
+            return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+
+        return self._cached(("chunk_state",), load)
 
     # --- review queue ----------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
@@ -43,6 +44,9 @@ _COMPONENT = "fact_metric"
 _Read = TypeVar("_Read")
 # Any read of the file starts a read transaction; the schema's first page is always there.
 _START_READ = "SELECT 1 FROM sqlite_master LIMIT 1"
+# The longest a kept read transaction is reused (``SQLiteFactStore.keep_snapshots``), however
+# quiet the file: a bound on how long it can hold a checkpoint back.
+KEPT_SECONDS = 1.0
 
 
 def _sql_list(values: Iterable[str]) -> str:
@@ -169,6 +173,12 @@ class SQLiteFactStore:
         wal = read_cache and _in_wal_mode(self._conn)
         self._reads: ReadCache | bool | None = None if wal else False
         self._pinned: tuple[int, bytes] | None = None  # (thread, state) of the open snapshot
+        # With ``keep_snapshots``: a finished snapshot's read transaction left open, with the
+        # state it reads and when it began, for the next snapshot to reuse while the file has
+        # not changed (``snapshot``).
+        self.keep_snapshots = False
+        self._kept: tuple[bytes, float] | None = None
+        self._in_snapshot = False
 
     @property
     def path(self) -> Path:
@@ -225,16 +235,57 @@ class SQLiteFactStore:
         whole question in one, and opening the retriever inside takes its own).
         """
         with self._lock:
-            if self._conn.in_transaction:
+            if self._in_snapshot or (self._conn.in_transaction and self._kept is None):
                 yield
                 return
-            self._conn.execute("BEGIN")
+            kept = self._reusable()
+            if kept is None:
+                self.release_kept()
+                self._conn.execute("BEGIN")
+            keep = False
+            self._in_snapshot = True
             try:
-                self._pinned = self._pin()
+                self._pinned = kept or self._pin()
                 yield
+                keep = self.keep_snapshots and self._pinned is not None
             finally:
-                self._pinned = None
+                self._in_snapshot = False
+                pinned, self._pinned = self._pinned, None
+                if keep and pinned is not None:
+                    began = self._kept[1] if kept is not None and self._kept else time.monotonic()
+                    self._kept = (pinned[1], began)
+                else:
+                    self._kept = None
+                    self._conn.execute("COMMIT")
+
+    def _reusable(self) -> tuple[int, bytes] | None:
+        """The kept read transaction as this thread's pin, when the file has had no commit
+        since it began (its wal-index header is the same: one 96-byte read, no statement and
+        no lock) and it is younger than ``KEPT_SECONDS``."""
+        kept, reads = self._kept, self._reads
+        if kept is None or not isinstance(reads, ReadCache):
+            return None
+        state, began = kept
+        if reads.state() != state or time.monotonic() - began > KEPT_SECONDS:
+            return None
+        return threading.get_ident(), state
+
+    def release_kept(self, *, idle: float = 0.0) -> None:
+        """End the kept read transaction (one began at least ``idle`` seconds ago): a reader
+        left open holds the WAL's frames, so a writer's checkpoint cannot move past them. The
+        service calls this for a store that has answered nothing for a while; a store that
+        is busy elsewhere (its lock held) is left alone."""
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
+            kept = self._kept
+            if kept is None or self._in_snapshot or time.monotonic() - kept[1] < idle:
+                return
+            self._kept = None
+            if self._conn.in_transaction:
                 self._conn.execute("COMMIT")
+        finally:
+            self._lock.release()
 
     def _pin(self) -> tuple[int, bytes] | None:
         """Start the snapshot's read transaction now, and name the state it reads (for this
@@ -260,6 +311,7 @@ class SQLiteFactStore:
     def _transaction(self, action: str) -> Iterator[sqlite3.Connection]:
         """Run the block as one write transaction; any failure rolls all of it back."""
         with self._lock:
+            self._outside_snapshot()
             conn = self._conn
             try:
                 # IMMEDIATE takes the write lock up front, so two processes writing one
@@ -277,6 +329,11 @@ class SQLiteFactStore:
                     raise self._failure(action, exc) from exc
                 raise
 
+    def _outside_snapshot(self) -> None:
+        """A read or write outside a snapshot must not see the kept one's older state."""
+        if self._kept is not None and not self._in_snapshot:
+            self.release_kept()
+
     def _cached(self, key: Hashable, load: Callable[[], _Read]) -> _Read:
         """``load()``, or the value it gave for ``key`` when nothing was committed since.
 
@@ -285,6 +342,7 @@ class SQLiteFactStore:
         transaction (a write in progress, a snapshot that could not be pinned, another
         thread's) reads the database itself.
         """
+        self._outside_snapshot()
         reads = self._reads
         if isinstance(reads, ReadCache):
             if not self._conn.in_transaction:
@@ -302,6 +360,7 @@ class SQLiteFactStore:
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
+            self._outside_snapshot()
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
@@ -429,6 +488,7 @@ class SQLiteFactStore:
 
     def close(self) -> None:
         with self._lock:
+            self._kept = None  # closing the connection ends its transaction
             if isinstance(self._reads, ReadCache):
                 self._reads.close()  # unmap the -shm file while the connection still holds it
             self._reads = False

@@ -21,6 +21,7 @@ from ragspine.service.http.chat_history import chat_turns
 from ragspine.service.http.deps import (
     AUTH,
     AUTH_JSON,
+    JSON,
     KEYED,
     KEYED_JSON,
     CallerDep,
@@ -57,14 +58,11 @@ async def _answer(
     are the conversation's earlier user questions (``service.http.chat_history``)."""
     rid = request_id_of(request)
     started = time.perf_counter()
-    answer = await service.answerer.run(
-        lambda: service.answerer.answer(
-            question, caller, reference_date=reference_date, request_id=rid, previous=previous
-        )
+    answer = await service.answerer.answer_now(
+        question, caller, reference_date=reference_date, request_id=rid, previous=previous
     )
-    service.metrics.answers.labels(endpoint, answer.route, answer.answer_kind).inc()
-    service.metrics.answer_latency.labels(answer.route, answer.answer_kind).observe(
-        time.perf_counter() - started
+    service.metrics.answered(
+        endpoint, answer.route, answer.answer_kind, time.perf_counter() - started
     )
     return answer
 
@@ -73,7 +71,7 @@ def install_answers(app: FastAPI, service: Service) -> None:
     @app.post(
         "/v1/ask",
         tags=["answers"],
-        dependencies=AUTH_JSON,
+        dependencies=JSON,
         responses=errors(*KEYED_JSON),
     )
     async def ask(request: Request, body: AskRequest, caller: CallerDep) -> ServiceAskResponse:

@@ -24,7 +24,7 @@ from ragspine import __version__
 from ragspine.llm.factory import build_provider
 from ragspine.llm.protocol import LLMProvider
 from ragspine.retrieval.embedding import check_backend
-from ragspine.service.answering import Answerer, Overloaded
+from ragspine.service.answering import Answerer, Overloaded, settle_heap
 from ragspine.service.faq.faq_cache import FaqLookup
 from ragspine.service.http.answer_routes import install_answers, install_chat, install_previews
 from ragspine.service.http.deps import AUTH, KEYED, Service, authenticated, errors
@@ -96,6 +96,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        settle_heap(collect=True)
         async with mcp_transport():
             yield
         service.answerer.close()

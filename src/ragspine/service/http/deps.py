@@ -8,6 +8,7 @@ from email.message import Message
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from ragspine.service.answering import Answerer
@@ -60,12 +61,15 @@ def service_of(request: Request) -> Service:
     return service
 
 
-def authenticated(
+async def authenticated(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     api_key: Annotated[str | None, Depends(_api_key)],
 ) -> Caller:
-    """The caller the presented key belongs to; 401 for none, an unknown or a revoked key."""
+    """The caller the presented key belongs to; 401 for none, an unknown or a revoked key.
+
+    A workspace's key store answers from memory or its local file, on the event loop; a
+    database's is asked from a thread, so the loop never waits on the network."""
     service = service_of(request)
     if service.settings.no_auth:
         caller = Caller(NO_AUTH_NAME, service.settings.no_auth_clearance)
@@ -74,7 +78,11 @@ def authenticated(
         if not token:
             raise HTTPException(401, KEY_REQUIRED, headers={"WWW-Authenticate": "Bearer"})
         assert service.authenticator is not None  # create_app requires one with auth on
-        found = service.authenticator.authenticate(token)
+        authenticator = service.authenticator
+        if service.backend.cpu_only:
+            found = authenticator.authenticate(token)
+        else:
+            found = await run_in_threadpool(authenticator.authenticate, token)
         if found is None:
             raise HTTPException(401, KEY_UNKNOWN, headers={"WWW-Authenticate": "Bearer"})
         caller = found
@@ -88,7 +96,7 @@ def _media_type(request: Request) -> str:
     return message.get_content_type()
 
 
-def json_body(request: Request) -> None:
+async def json_body(request: Request) -> None:
     """415 unless a request that has a body declares it JSON."""
     has_body = request.headers.get("content-length", "0") != "0" or (
         "transfer-encoding" in request.headers
@@ -98,7 +106,7 @@ def json_body(request: Request) -> None:
         raise HTTPException(415, "send the body as JSON (Content-Type: application/json)")
 
 
-def multipart_body(request: Request) -> None:
+async def multipart_body(request: Request) -> None:
     if _media_type(request) != "multipart/form-data":
         raise HTTPException(
             415, "send the files as multipart/form-data, one 'files' field per file"
@@ -108,3 +116,5 @@ def multipart_body(request: Request) -> None:
 CallerDep = Annotated[Caller, Depends(authenticated)]
 AUTH = [Depends(authenticated)]
 AUTH_JSON = [Depends(authenticated), Depends(json_body)]
+# For an endpoint whose ``CallerDep`` parameter already checks the key.
+JSON = [Depends(json_body)]

@@ -11,7 +11,7 @@ endpoint answers 409 with the command to use.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -28,7 +28,7 @@ class DocumentRemoved(BaseModel):
 
 
 def documents_router(
-    authenticated: Callable[..., Caller], errors: Callable[..., dict[int | str, Any]]
+    authenticated: Callable[..., Awaitable[Caller]], errors: Callable[..., dict[int | str, Any]]
 ) -> APIRouter:
     router = APIRouter(tags=["documents"])
 

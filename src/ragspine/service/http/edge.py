@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-import uuid
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -23,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragspine.errors import RagSpineError, UnavailableError, mapping_for, withheld
+from ragspine.observability.trace import new_request_id
 
 ACCESS_LOG = logging.getLogger("ragspine.access")
 _LOG = logging.getLogger("ragspine.service")
@@ -82,10 +82,39 @@ class Metrics:
             buckets=_BUCKETS,
             registry=self.registry,
         )
+        # Each label set's children, found once: ``labels()`` checks and locks on every call.
+        self._served: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+        self._answered: dict[tuple[str, str, str], tuple[Counter, Histogram]] = {}
+
+    def served(self, route: str, method: str, status: int, seconds: float) -> None:
+        """One HTTP request: its route template, method, status and duration."""
+        key = (route, method, status)
+        children = self._served.get(key)
+        if children is None:
+            children = (
+                self.requests.labels(route, method, str(status)),
+                self.latency.labels(route, method),
+            )
+            self._served[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
+
+    def answered(self, endpoint: str, route: str, kind: str, seconds: float) -> None:
+        """One answer: the endpoint asked, the answer's route and kind, and its duration."""
+        key = (endpoint, route, kind)
+        children = self._answered.get(key)
+        if children is None:
+            children = (
+                self.answers.labels(endpoint, route, kind),
+                self.answer_latency.labels(route, kind),
+            )
+            self._answered[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
 
 def request_id_of(request: Request) -> str:
-    return str(getattr(request.state, "request_id", "")) or uuid.uuid4().hex
+    return str(getattr(request.state, "request_id", "")) or new_request_id()
 
 
 def error_response(
@@ -184,7 +213,7 @@ class Edge:
         started = time.perf_counter()
         headers = Headers(scope=scope)
         sent = headers.get(REQUEST_ID_HEADER, "")
-        rid = sent if _WELL_FORMED_ID.fullmatch(sent) else uuid.uuid4().hex
+        rid = sent if _WELL_FORMED_ID.fullmatch(sent) else new_request_id()
         state: dict[str, Any] = scope.setdefault("state", {})
         state["request_id"] = rid
         status = 0
@@ -236,8 +265,7 @@ class Edge:
         route = scope.get("route")
         template = str(getattr(route, "path", UNMATCHED))
         method = str(scope["method"])
-        self.metrics.requests.labels(template, method, str(status)).inc()
-        self.metrics.latency.labels(template, method).observe(seconds)
+        self.metrics.served(template, method, status, seconds)
         ACCESS_LOG.info(
             "%s %s %d %.1fms request_id=%s key=%s",
             method,

@@ -3,7 +3,7 @@ at a time, as JSON, CSV or an xlsx workbook (``ragspine facts list`` over HTTP).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal, Protocol, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -62,7 +62,9 @@ def answerer_of(request: Request) -> _Answerer:
     return answerer
 
 
-def facts_router(authenticated: Callable[..., Caller], errors: dict[int | str, Any]) -> APIRouter:
+def facts_router(
+    authenticated: Callable[..., Awaitable[Caller]], errors: dict[int | str, Any]
+) -> APIRouter:
     """The router, its endpoint keyed by ``authenticated`` (the app's key dependency)."""
     router = APIRouter(tags=["facts"])
 

@@ -18,6 +18,7 @@ from ragspine.errors import UsageError
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.service.service_db import ServiceDb
 from ragspine.storage.facts import utc_timestamp
+from ragspine.storage.wal_watch import ReadCache, WalWatch
 from ragspine.workspace import Workspace
 
 
@@ -80,6 +81,13 @@ class KeyStore:
 
     def __init__(self, workspace: Workspace) -> None:
         self._db = ServiceDb(workspace)
+        # Each request presents a key: the answer is kept until service.db's next commit (a
+        # key created or revoked here or in another process, or any job write), which its
+        # mapped wal-index tells without a system call (``storage.wal_watch``). The mapping is
+        # made once this thread's connection has opened the WAL, and dropped before it closes.
+        self._db.connection()
+        watch = WalWatch.open(self._db.path)
+        self._known: ReadCache | None = None if watch is None else ReadCache(watch)
 
     def create(self, name: str, clearance: Sensitivity | str) -> tuple[KeyInfo, str]:
         """A new key: its description and the token, which exists nowhere else afterwards."""
@@ -125,17 +133,26 @@ class KeyStore:
     def authenticate(self, token: str) -> Caller | None:
         if not presentable(token):
             return None
+        digest = token_digest(token)  # the cache never holds a token either
+        if self._known is None:
+            return self._look_up(digest)
+        return self._known.get(digest, lambda: self._look_up(digest))
+
+    def _look_up(self, digest: str) -> Caller | None:
         row = (
             self._db.connection()
             .execute(
                 "SELECT name, clearance FROM api_keys WHERE token_hash = ? AND revoked_at = ''",
-                (token_digest(token),),
+                (digest,),
             )
             .fetchone()
         )
         return Caller(row[0], Sensitivity(row[1])) if row else None
 
     def close(self) -> None:
+        if self._known is not None:
+            self._known.close()
+            self._known = None
         self._db.close()
 
     def __enter__(self) -> Self:
