@@ -22,6 +22,7 @@ from functools import cached_property
 from ragspine.agent.parse import RuleIntentParser
 from ragspine.agent.types import Slots
 from ragspine.profile.glossary import glossary_for
+from ragspine.profile.memo import Memo, memo_for
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.normalize import normalize_question
 from ragspine.profile.periods import find_periods
@@ -87,6 +88,12 @@ class FactCheck:
         return pending_values(self.store, slots, self.clearance)
 
     def _slots(self, text: str) -> Slots | None:
+        """The one key ``text`` names, if it names one (kept per profile and day: a passage's
+        sentences are checked again by every question that cites it)."""
+        memo: Memo[Slots | None] = memo_for(self.profile, "sentence_slots")
+        return memo.get((text, self.day), lambda: self._parse_slots(text))
+
+    def _parse_slots(self, text: str) -> Slots | None:
         intent = self._parser.parse(text, self.day)
         metrics = intent.metrics or ((intent.metric,) if intent.metric else ())
         entities = intent.entities or ((intent.entity,) if intent.entity else ())

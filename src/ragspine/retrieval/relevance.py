@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ragspine.profile.glossary import ENTITY, Glossary
 from ragspine.profile.matching import mask
+from ragspine.profile.memo import Memo, memo_for
 from ragspine.profile.periods import find_periods
 from ragspine.retrieval.rewrite import rewrite_query
 from ragspine.retrieval.tokenizer import tokenize
@@ -57,8 +58,13 @@ _FUNCTION_SPLIT = re.compile(f"[{''.join(sorted(_FUNCTION_CHARS))}]")
 
 
 def topic_terms(text: str, glossary: Glossary) -> frozenset[str]:
-    """The tokens of ``text`` once entities, competitors and periods are masked out."""
-    return frozenset(_stem(t) for t in tokenize(_masked(text, glossary)) if _is_topic(t))
+    """The tokens of ``text`` once entities, competitors and periods are masked out (kept
+    per profile: a passage is read again by every question that retrieves it)."""
+    memo: Memo[frozenset[str]] = memo_for(glossary.profile, "topic_terms")
+    return memo.get(
+        text,
+        lambda: frozenset(_stem(t) for t in tokenize(_masked(text, glossary)) if _is_topic(t)),
+    )
 
 
 def _masked(text: str, glossary: Glossary) -> str:
