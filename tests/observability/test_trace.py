@@ -10,6 +10,8 @@ import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import MockProvider
 from ragspine.observability import trace
@@ -173,3 +175,23 @@ def test_a_clean_exit_writes_the_queued_traces(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", script], check=True)
     assert len(path.read_text("utf-8").splitlines()) == 100
+
+
+def test_a_trace_file_that_cannot_be_written_is_reported_and_the_writer_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "traces.jsonl"
+    path.mkdir()  # appending to a folder fails
+    sink = trace.BatchedTraceSink(path, interval=0.01)
+    try:
+        with caplog.at_level("ERROR", logger="ragspine.service"):
+            sink.emit({"event": "e", "n": 0})
+            deadline = datetime.now(UTC) + timedelta(seconds=30)
+            while not caplog.records and datetime.now(UTC) < deadline:
+                os.sched_yield()
+        assert "cannot append traces to" in caplog.records[0].getMessage()
+        path.rmdir()
+        sink.emit({"event": "e", "n": 1})
+    finally:
+        sink.close()
+    assert [json.loads(line)["n"] for line in path.read_text("utf-8").splitlines()] == [1]

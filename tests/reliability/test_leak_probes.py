@@ -44,6 +44,7 @@ from ragspine.storage.facts import ReviewStatus
 from ragspine.workspace import Workspace
 from tests.reliability.conftest import long_budget
 from tests.service.test_api import REF, wait_for
+from tests.service.traces import trace_lines
 from tests.service_workspace import ServiceKeys
 
 pytestmark = pytest.mark.reliability
@@ -514,7 +515,7 @@ def secrets_in(text: str, canaries: Canaries, keys: Keys, *, docs: bool = True) 
 def test_traces_hold_no_restricted_text_question_or_key(
     client: TestClient, leak_workspace: Path, keys: Keys, canaries: Canaries
 ) -> None:
-    lines = Workspace.open(leak_workspace).trace_path.read_text(encoding="utf-8").splitlines()
+    lines = trace_lines(client, Workspace.open(leak_workspace).trace_path)
     events = [json.loads(line) for line in lines]
     probed = [e for e in events if str(e["request_id"]).startswith("probe-")]
     assert len(probed) >= len(QUESTIONS) * len(ENDPOINTS) * 2

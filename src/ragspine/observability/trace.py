@@ -12,6 +12,7 @@ import atexit
 import collections
 import itertools
 import json
+import logging
 import os
 import secrets
 import threading
@@ -20,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+
+_LOG = logging.getLogger("ragspine.service")
 
 TRACE_FIELDS = (
     "event",
@@ -145,7 +148,12 @@ class BatchedTraceSink:
         while not self._closed:
             self._wake.wait(self._interval)
             self._wake.clear()
-            self.flush()
+            try:
+                self.flush()
+            except (OSError, TypeError, ValueError) as exc:
+                # The trace file cannot be written (a folder, a full disk) or an event is not
+                # JSON: say so and go on; a request never fails for its trace.
+                _LOG.error("cannot append traces to %s: %s; those lines are lost", self.path, exc)
 
     def _write(self, events: list[Mapping[str, object]]) -> None:
         if not events:

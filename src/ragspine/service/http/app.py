@@ -33,6 +33,7 @@ from ragspine.service.http.document_routes import documents_router
 from ragspine.service.http.edge import (
     Edge,
     Metrics,
+    access_log_off_the_loop,
     error_response,
     install_error_handlers,
     request_id_of,
@@ -97,8 +98,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         settle_heap(collect=True)
-        async with mcp_transport():
-            yield
+        with access_log_off_the_loop():
+            async with mcp_transport():
+                yield
         service.answerer.close()
         close_all(owned)
 
