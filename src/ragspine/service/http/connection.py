@@ -94,7 +94,10 @@ class GuardedProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         super().on_message_complete()
-        self._disarm()
+        # Nothing is awaited until the next request begins; the timer stays set (it finds no
+        # deadline when it fires) so a kept-alive connection does not set and cancel one per
+        # request: the next head's deadline, later than the timer, reuses it (``_arm``).
+        self._deadline = None
 
     def _await_head(self) -> None:
         self._head_done = False
