@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.lexical import META_FILE, LexicalIndex
+from ragspine.retrieval.lexical import META_FILE, LexicalIndex, add_in_batches
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.retriever import document_versions
 
@@ -129,8 +129,8 @@ class IndexFollower:
                     return 0
                 current = document_versions(reader)
                 self._index.delete_documents(changed)
-                for doc_id in sorted(d for d in changed if d in current):
-                    self._index.add(reader.list_chunks(doc_id))
+                kept_ids = sorted(d for d in changed if d in current)
+                add_in_batches(self._index, (reader.list_chunks(d) for d in kept_ids))
                 kept = {d: v for d, v in self._versions.items() if d not in changed}
                 self._index.set_doc_versions(
                     kept | {d: current[d] for d in changed if d in current}
