@@ -26,7 +26,8 @@ from collections.abc import Sequence
 
 from ragspine.retrieval.tokenizer import CJK_CLASS, TokenizerMode, tokenize
 
-# Below this many texts, polars' fixed cost per call (~0.2 ms) exceeds what it saves.
+# Below this many texts, polars' fixed cost per call (~1 ms) exceeds what it saves; the first
+# call in a process also pays ~0.1 s to start polars.
 MIN_BATCH = 64
 
 _WORD = rf"[0-9]+(?:\.[0-9]+)+|[[\p{{L}}\p{{N}}]--[{CJK_CLASS}]]+"
