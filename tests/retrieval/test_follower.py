@@ -137,6 +137,24 @@ def test_an_index_of_another_schema_is_rebuilt_not_resumed(
         assert follower.search("apples")
 
 
+def test_an_index_of_an_older_format_is_rebuilt_from_zero(server: object, tmp_path: Path) -> None:
+    from ragspine.retrieval.follower import IndexFollower
+    from ragspine.retrieval.lexical import META_FILE
+
+    profile = load_profile()
+    memo = _memo(tmp_path / "a", "apple.md", "# Apple memo\n\nApples grew in the orchard.\n")
+    assert not ingest([memo], server, profile).failures  # type: ignore[arg-type]
+    folder = tmp_path / "index"
+    with IndexFollower(server, folder) as follower:  # type: ignore[arg-type]
+        assert follower.catch_up() == 1
+    meta = folder / "lexical" / META_FILE
+    meta.write_text(meta.read_text(encoding="utf-8").replace('"format": 2', '"format": 1'))
+    with IndexFollower(server, folder) as follower:  # type: ignore[arg-type]
+        assert follower.seq == 0  # not resumed: its sequence number named the old index
+        assert follower.catch_up() == 1
+        assert follower.search("apples")
+
+
 def test_a_catch_up_never_waits_for_a_connection_a_question_holds(
     postgres_database: tuple[str, str], tmp_path: Path
 ) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -10,7 +12,8 @@ import pytest
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval.lexical import META_FILE, LexicalIndex
+from ragspine.retrieval import lexical
+from ragspine.retrieval.lexical import META_FILE, LexicalIndex, is_current
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
 from ragspine.storage.chunks import Chunk
@@ -309,3 +312,72 @@ def test_a_creation_cut_short_is_made_again(tmp_path: Path) -> None:
     with LexicalIndex.open(path) as again:
         assert len(again) == 0 and again.doc_versions() == {}
     assert (path / META_FILE).is_file() and not (path / ".tmpOBO9Gf").exists()
+
+
+def test_an_older_format_is_made_again_by_a_writer_and_unused_by_a_reader(tmp_path: Path) -> None:
+    path = tmp_path / "lexical"
+    build(PARITY, path).close()
+    meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+    (path / META_FILE).write_text(json.dumps({**meta, "format": 1}), encoding="utf-8")
+    assert not is_current(path)
+    assert LexicalIndex.open_read_only(path) is None
+
+    with LexicalIndex.open(path) as again:
+        assert len(again) == 0 and again.doc_versions() == {}
+    assert is_current(path)
+
+
+# --------------------------------------------------------------------------- post-filtering
+
+ENTITIES = ("E1", "E2", "E3")
+PERIODS = ("FY2023", "FY2024", "2024Q4")
+WORDS = ("premium", "growth", "margin", "agency", "保费", "增长", "渠道", "利润")
+
+
+def tagged_corpus(n: int) -> list[Chunk]:
+    """Chunks with every mix of tags, few words each, so scores tie often."""
+    rng = random.Random(7)
+    return [
+        chunk(
+            f"d{i // 4}#{i % 4}",
+            " ".join(rng.choices(WORDS, k=rng.randint(1, 6))),
+            entities=tuple(rng.sample(ENTITIES, rng.randint(0, 2))),
+            periods=tuple(rng.sample(PERIODS, rng.randint(0, 1))),
+            language=rng.choice(("en", "zh")),
+            sensitivity=rng.choice([s.value for s in Sensitivity]),
+        )
+        for i in range(n)
+    ]
+
+
+FILTERS = [
+    RetrievalFilters(),
+    RetrievalFilters(entities=("E1",)),
+    RetrievalFilters(entities=("E2", "E3"), periods=("FY2024",)),
+    RetrievalFilters(periods=("FY2023",), languages=("zh",)),
+    RetrievalFilters(languages=("en",)),
+]
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_post_filtering_agrees_with_filter_clauses(
+    filters: RetrievalFilters, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ranking everything and then filtering (a deep prefetch) and the filtered tantivy query
+    (taken whenever a shallow prefetch does not settle the top k) give the same hits."""
+    index = build(tagged_corpus(400))
+    queries = ["premium growth", "保费增长", "agency 渠道 margin", "利润", "growth"]
+    clearances = (Sensitivity.PUBLIC, Sensitivity.CONFIDENTIAL)
+
+    def results() -> list[list[tuple[str, float]]]:
+        return [
+            index.search(q, top_k=5, filters=filters, clearance=c)
+            for q in queries
+            for c in clearances
+        ]
+
+    monkeypatch.setattr(lexical, "PREFETCH", 10_000)
+    deep = results()
+    monkeypatch.setattr(lexical, "PREFETCH", 0)
+    assert results() == deep
+    assert all(len(hits) == 5 for hits in deep)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.lexical import META_FILE, LexicalIndex
+from ragspine.retrieval.lexical import LexicalIndex, add_in_batches, is_current
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.retriever import document_versions
 
@@ -102,10 +102,10 @@ class IndexFollower:
     def _open_index(self) -> None:
         """Resume the index in the folder, or start an empty one where it cannot resume."""
         state = _read_state(self.folder / STATE_FILE)
-        built = (self.folder / LEXICAL_DIR / META_FILE).is_file()
+        built = is_current(self.folder / LEXICAL_DIR)
         if state.get("database") != self._identity or not built:
-            # Another database (or a schema dropped and created again), or a first build that
-            # never finished: its index cannot be resumed.
+            # Another database (or a schema dropped and created again), a first build that
+            # never finished, or an index of an older format: it cannot be resumed.
             shutil.rmtree(self.folder / LEXICAL_DIR, ignore_errors=True)
             state = {}
         self.seq = int(state.get("seq", 0))
@@ -129,8 +129,8 @@ class IndexFollower:
                     return 0
                 current = document_versions(reader)
                 self._index.delete_documents(changed)
-                for doc_id in sorted(d for d in changed if d in current):
-                    self._index.add(reader.list_chunks(doc_id))
+                kept_ids = sorted(d for d in changed if d in current)
+                add_in_batches(self._index, (reader.list_chunks(d) for d in kept_ids))
                 kept = {d: v for d, v in self._versions.items() if d not in changed}
                 self._index.set_doc_versions(
                     kept | {d: current[d] for d in changed if d in current}

@@ -24,7 +24,7 @@ from ragspine.profile.period_spans import any_within
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.embedding import EmbeddingBackend, load_backend
 from ragspine.retrieval.fusion import rrf_fuse
-from ragspine.retrieval.lexical import LexicalIndex
+from ragspine.retrieval.lexical import LexicalIndex, add_in_batches
 from ragspine.retrieval.passages import copy_groups
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.retrieval.rerank import Reranker
@@ -331,8 +331,7 @@ def update_lexical(
     # the saving of its versions leaves chunks the versions do not name, which would
     # otherwise be there twice.
     index.delete_documents(removed | added)
-    for doc_id in sorted(added):
-        index.add(store.list_chunks(doc_id))
+    add_in_batches(index, (store.list_chunks(doc_id) for doc_id in sorted(added)))
     index.set_doc_versions(current)
     return True
 

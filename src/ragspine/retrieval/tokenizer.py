@@ -23,7 +23,8 @@ import unicodedata
 
 from ragspine.enums import ParseableEnum
 
-_CJK = (
+# The CJK ranges as a character-class body; ``tokenizer_batch`` writes the same class in Rust.
+CJK_CLASS = (
     "\u3040-\u30ff"  # hiragana, katakana
     "\u3400-\u4dbf"  # CJK extension A
     "\u4e00-\u9fff"  # CJK unified ideographs
@@ -31,13 +32,13 @@ _CJK = (
     "\uf900-\ufaff"  # CJK compatibility ideographs
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
-_WORD = re.compile(rf"[0-9]+(?:\.[0-9]+)+|[^\W_{_CJK}]+")
-_CJK_RUN = re.compile(rf"[{_CJK}]+")
+_WORD = re.compile(rf"[0-9]+(?:\.[0-9]+)+|[^\W_{CJK_CLASS}]+")
+_CJK_RUN = re.compile(rf"[{CJK_CLASS}]+")
 # Overlapping bigrams in two non-overlapping passes, which is cheaper than a lookahead at
 # every position: pairs starting at even offsets of each run (plus a lone character as a
 # unigram), then pairs starting at odd offsets.
-_EVEN_BIGRAMS = re.compile(rf"[{_CJK}]{{2}}|(?<![{_CJK}])[{_CJK}](?![{_CJK}])")
-_ODD_BIGRAMS = re.compile(rf"(?<=[{_CJK}])[{_CJK}]{{2}}")
+_EVEN_BIGRAMS = re.compile(rf"[{CJK_CLASS}]{{2}}|(?<![{CJK_CLASS}])[{CJK_CLASS}](?![{CJK_CLASS}])")
+_ODD_BIGRAMS = re.compile(rf"(?<=[{CJK_CLASS}])[{CJK_CLASS}]{{2}}")
 
 
 class TokenizerMode(ParseableEnum, label="tokenizer mode"):
