@@ -102,6 +102,28 @@ def test_ingest_benchmark(report: dict[str, Any]) -> None:
     assert ingest["target"]["status"] in {"PASS", "MISS"}
 
 
+def test_service_benchmark(report: dict[str, Any]) -> None:
+    service = report["benchmarks"]["service"]
+    kinds = {"structured", "narrative", "faq"}
+    assert set(service["one_worker"]) == set(service["two_workers"]) == kinds
+    for load in [
+        service["bare"],
+        *service["one_worker"].values(),
+        *service["two_workers"].values(),
+    ]:
+        assert load["requests"] > 0 and load["errors"] == 0
+    for result in service["open_loop"].values():
+        # Every scheduled request was sent and answered (2xx) by the open-loop generator.
+        assert result["sent"] == result["completed"] > 0
+        assert result["errors"] == 0 and _positive(result["generator_cpu_share"])
+    targeted = [row for row in service["rows"] if row["status"] is not None]
+    assert [row["metric"] for row in targeted] == [
+        "structured requests/s, 1 worker",
+        "structured p99 at 800 req/s, 1 worker (open loop)",
+        "structured requests/s, 2 workers",
+    ]
+
+
 def test_scaleout_benchmark(report: dict[str, Any]) -> None:
     scaleout = report["benchmarks"]["scaleout"]
     if scaleout.get("skipped"):  # no PostgreSQL or Redis here (under CI=true it fails instead)
