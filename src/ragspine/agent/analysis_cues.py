@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragspine.agent.cues import STOPWORDS_EN
+from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
 from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
 from ragspine.agent.types import Analysis, AnalysisOp, ParsedIntent, Ratio

@@ -28,7 +28,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
 
-from ragspine.agent import cues
+from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.matching import CJK, AliasEntry, AliasMatcher, alias_key
 from ragspine.profile.model import DomainProfile
@@ -217,7 +217,7 @@ class NameRules:
 _ENTITY, _UNKNOWN, _METRIC, _DROP = "entity", "unknown", "metric", "drop"
 _SEEN_LIMIT = 4096
 _JOINERS = re.compile(r"[-/.]+")
-_STOPWORDS = frozenset(alias_key(w) for w in cues.STOPWORDS_EN)
+_STOPWORDS = frozenset(alias_key(w) for w in STOPWORDS_EN)
 
 
 def _bare(word: str) -> str:

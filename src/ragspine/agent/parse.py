@@ -30,6 +30,7 @@ from ragspine.agent.analysis_cues import (
     read_analysis,
     without_stray_closers,
 )
+from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.gazetteer import place_matcher
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.not_entities import (
@@ -372,7 +373,7 @@ def _names_in(run: re.Match[str], any_case: bool) -> list[tuple[int, int, str]]:
 
 
 def _stopword(word: str) -> bool:
-    return _bare(word).casefold() in cues.STOPWORDS_EN
+    return _bare(word).casefold() in STOPWORDS_EN
 
 
 # Part-of-speech tags (jieba's) that can name a company or a place: nouns, place words,

@@ -25,6 +25,7 @@ from ragspine.storage.documents import (
     TextBlockRow,
     check_decidable,
 )
+from ragspine.storage.fact_sql import FACT_UPSERT_SQL, rows_of
 from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestamp
 from ragspine.storage.ingest_rows import (
     block_from_row,
@@ -45,7 +46,7 @@ from ragspine.storage.ingest_writes import (
     level_copies,
     rank_sql,
 )
-from ragspine.storage.sqlite_store import FACT_UPSERT_SQL, SQLiteFactStore, rows_of
+from ragspine.storage.sqlite_store import SQLiteFactStore
 
 # Conflict items keep the level of the fact they mention (our own constants only).
 _CONFLICTS = ", ".join(f"'{reason}'" for reason in CONFLICTS)

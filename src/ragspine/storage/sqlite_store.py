@@ -15,20 +15,30 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from ragspine.errors import StoreError
-from ragspine.profile.periods import PERIOD_TYPES
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.fact_sql import (
+    COLUMNS,
+    DELETE_DOC_SQL,
+    FACT_UPSERT_SQL,
+    GET_FACT_SQL,
+    LIST_ORDER,
+    MIGRATIONS,
+    PERIODS_SQL,
+    SCHEMA,
+    SET_STATUS_SQL,
+    VERSION_TABLE,
+    fact_of_row,
+    rows_of,
+)
 from ragspine.storage.facts import (
     DEFAULT_CHANNEL,
-    FACT_FIELDS,
     Fact,
     ReviewStatus,
-    utc_timestamp,
 )
 from ragspine.storage.wal_watch import ReadCache, WalWatch
 
@@ -47,93 +57,6 @@ _START_READ = "SELECT 1 FROM sqlite_master LIMIT 1"
 # The longest a kept read transaction is reused (``SQLiteFactStore.keep_snapshots``), however
 # quiet the file: a bound on how long it can hold a checkpoint back.
 KEPT_SECONDS = 1.0
-
-
-def _sql_list(values: Iterable[str]) -> str:
-    # Only ever called with our own enum values, never with caller input.
-    return ", ".join(f"'{value}'" for value in values)
-
-
-_APPROVED = f"'{ReviewStatus.APPROVED.value}'"
-
-_VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
-    component TEXT PRIMARY KEY,
-    version INTEGER NOT NULL
-)"""
-
-_SCHEMA = (
-    f"""CREATE TABLE IF NOT EXISTS fact_metric (
-        metric_code TEXT NOT NULL,
-        entity TEXT NOT NULL,
-        geography TEXT NOT NULL,
-        channel TEXT NOT NULL,
-        period_type TEXT NOT NULL CHECK (period_type IN ({_sql_list(PERIOD_TYPES)})),
-        period TEXT NOT NULL,
-        value REAL NOT NULL,
-        unit TEXT NOT NULL,
-        source_doc_id TEXT NOT NULL CHECK (source_doc_id <> ''),
-        source_locator TEXT NOT NULL CHECK (source_locator <> ''),
-        sensitivity TEXT NOT NULL
-            CHECK (sensitivity IN ({_sql_list(level.value for level in Sensitivity)})),
-        review_status TEXT NOT NULL
-            CHECK (review_status IN ({_sql_list(status.value for status in ReviewStatus)})),
-        source_file_hash TEXT,
-        extractor_version TEXT,
-        mapping_version TEXT,
-        ingested_at TEXT NOT NULL,
-        row_label TEXT,
-        PRIMARY KEY (metric_code, entity, period_type, period, channel, source_doc_id)
-    )""",
-    # get_fact and available_periods: only approved rows can answer, so a partial index keeps
-    # the lookup off pending/rejected rows, and its tail is get_fact's ORDER BY (most recent
-    # first, then document id) so picking the winner needs no sort.
-    f"""CREATE INDEX IF NOT EXISTS fact_metric_lookup ON fact_metric
-        (metric_code, entity, channel, period_type, period, ingested_at DESC, source_doc_id)
-        WHERE review_status = {_APPROVED}""",
-    # Re-ingesting or deleting a document touches all of its rows at once.
-    "CREATE INDEX IF NOT EXISTS fact_metric_document ON fact_metric (source_doc_id)",
-)
-# Facts of a version 1 file keep no row label (NULL) until their document is read again.
-_MIGRATIONS = {2: ("ALTER TABLE fact_metric ADD COLUMN row_label TEXT",)}
-
-_COLUMNS = ", ".join(FACT_FIELDS)
-_KEY_WHERE = "metric_code = ? AND entity = ? AND period_type = ? AND period = ? AND channel = ?"
-# Clearance compares ranks, so one statement serves every clearance level.
-_RANK = "CASE sensitivity {} END".format(
-    " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
-)
-_VISIBLE = f"review_status = {_APPROVED} AND {_RANK} <= ?"
-
-FACT_UPSERT_SQL = (
-    f"INSERT OR REPLACE INTO fact_metric ({_COLUMNS}) "
-    f"VALUES ({', '.join('?' for _ in FACT_FIELDS)})"
-)
-# The most sensitive visible fact answers: two approved facts differ by level only when an
-# upload conflicted with a fact above its writer's clearance, and a caller cleared for that
-# fact is answered from it (docs/service-access-and-jobs.md).
-_GET_FACT_SQL = (
-    f"SELECT {_COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
-    f"ORDER BY {_RANK} DESC, ingested_at DESC, source_doc_id ASC LIMIT 1"
-)
-_PERIODS_SQL = (
-    "SELECT DISTINCT period_type, period FROM fact_metric "
-    f"WHERE metric_code = ? AND entity = ? AND channel = ? AND {_VISIBLE} "
-    "ORDER BY period_type, period"
-)
-_LIST_ORDER = " ORDER BY source_doc_id, metric_code, entity, channel, period, period_type"
-_SET_STATUS_SQL = (
-    f"UPDATE fact_metric SET review_status = ? WHERE {_KEY_WHERE} AND source_doc_id = ?"
-)
-_DELETE_DOC_SQL = "DELETE FROM fact_metric WHERE source_doc_id = ?"
-
-
-@lru_cache(maxsize=4096)
-def _fact_of_row(row: tuple[Any, ...]) -> Fact:
-    """The fact a stored row holds. Building one validates and canonicalises every field
-    (timestamps included), which costs more than the query; a question asks for the same few
-    facts again and again, and a ``Fact`` is immutable, so each distinct row is built once. The
-    key is the whole row, so a changed row is a new entry and nothing can go stale."""
-    return Fact(*row)
 
 
 def _in_wal_mode(conn: sqlite3.Connection) -> bool:
@@ -368,7 +291,7 @@ class SQLiteFactStore:
 
     def init_schema(self) -> None:
         with self._transaction("create the schema") as conn:
-            conn.execute(_VERSION_TABLE)
+            conn.execute(VERSION_TABLE)
             row = conn.execute(
                 "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
             ).fetchone()
@@ -377,11 +300,11 @@ class SQLiteFactStore:
                     f"fact store {self._path} has schema version {row[0]}, newer than this "
                     f"ragspine understands ({SCHEMA_VERSION}); upgrade ragspine"
                 )
-            for statement in _SCHEMA:
+            for statement in SCHEMA:
                 conn.execute(statement)
             if row is not None:
                 for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
-                    for statement in _MIGRATIONS.get(version, ()):
+                    for statement in MIGRATIONS.get(version, ()):
                         conn.execute(statement)
             conn.execute(
                 "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
@@ -403,13 +326,13 @@ class SQLiteFactStore:
                 )
         rows = rows_of(facts)
         with self._transaction(f"replace the facts of document {doc_id!r}") as conn:
-            conn.execute(_DELETE_DOC_SQL, (doc_id,))
+            conn.execute(DELETE_DOC_SQL, (doc_id,))
             conn.executemany(FACT_UPSERT_SQL, rows)
         return len(rows)
 
     def delete_document(self, doc_id: str) -> int:
         with self._transaction(f"delete document {doc_id!r}") as conn:
-            return conn.execute(_DELETE_DOC_SQL, (doc_id,)).rowcount
+            return conn.execute(DELETE_DOC_SQL, (doc_id,)).rowcount
 
     def get_fact(
         self,
@@ -428,10 +351,10 @@ class SQLiteFactStore:
     def _get_fact(self, params: tuple[str | int, ...]) -> Fact | None:
         with self._lock:
             try:
-                row = self._conn.execute(_GET_FACT_SQL, params).fetchone()
+                row = self._conn.execute(GET_FACT_SQL, params).fetchone()
             except sqlite3.Error as exc:
                 raise self._failure("read facts", exc) from exc
-        return None if row is None else _fact_of_row(row)
+        return None if row is None else fact_of_row(row)
 
     def list_facts(
         self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None
@@ -445,7 +368,7 @@ class SQLiteFactStore:
             clauses.append("review_status = ?")
             params.append(ReviewStatus.parse(review_status).value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._query(f"SELECT {_COLUMNS} FROM fact_metric{where}{_LIST_ORDER}", params)
+        rows = self._query(f"SELECT {COLUMNS} FROM fact_metric{where}{LIST_ORDER}", params)
         return [Fact(*row) for row in rows]
 
     def set_review_status(
@@ -468,7 +391,7 @@ class SQLiteFactStore:
             source_doc_id,
         )
         with self._transaction("set a review status") as conn:
-            return conn.execute(_SET_STATUS_SQL, params).rowcount > 0
+            return conn.execute(SET_STATUS_SQL, params).rowcount > 0
 
     def available_periods(
         self,
@@ -479,7 +402,7 @@ class SQLiteFactStore:
         clearance: Sensitivity = DEFAULT_CLEARANCE,
     ) -> list[tuple[str, str]]:
         rank = Sensitivity.parse(clearance).rank
-        rows = self._query(_PERIODS_SQL, (metric_code, entity, channel, rank))
+        rows = self._query(PERIODS_SQL, (metric_code, entity, channel, rank))
         return [(period_type, period) for period_type, period in rows]
 
     def count_facts(self) -> int:
@@ -504,30 +427,3 @@ class SQLiteFactStore:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
-
-
-def rows_of(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
-    """Facts as insert rows; one timestamp for the whole batch when a fact brings none."""
-    now = utc_timestamp()
-    return [
-        (
-            fact.metric_code,
-            fact.entity,
-            fact.geography,
-            fact.channel,
-            fact.period_type,
-            fact.period,
-            fact.value,
-            fact.unit,
-            fact.source_doc_id,
-            fact.source_locator,
-            fact.sensitivity,
-            fact.review_status,
-            fact.source_file_hash,
-            fact.extractor_version,
-            fact.mapping_version,
-            fact.ingested_at or now,
-            fact.row_label,
-        )
-        for fact in facts
-    ]
