@@ -21,12 +21,15 @@ from ragspine.service.http.chat_history import chat_turns
 from ragspine.service.http.deps import (
     AUTH,
     AUTH_JSON,
-    JSON,
     KEYED,
     KEYED_JSON,
     CallerDep,
     Service,
+    caller_of,
     errors,
+    json_body_docs,
+    json_model,
+    presented_token,
 )
 from ragspine.service.http.edge import request_id_of
 from ragspine.service.http.previews import preview
@@ -68,29 +71,41 @@ async def _answer(
 
 
 def install_answers(app: FastAPI, service: Service) -> None:
+    # Both take ``Request`` alone and read the key and the body themselves (``caller_of``,
+    # ``json_model``): the hottest endpoint solves no dependency and no body field, and
+    # ``/v1/ask`` sends its answer serialised once (docs/service.md, "What a question costs
+    # around the engine"). OpenAPI still shows the body, the key schemes and the answer.
+    async def read(request: Request) -> tuple[AskRequest, Caller]:
+        caller = await caller_of(request, presented_token(request))
+        return await json_model(request, AskRequest), caller
+
     @app.post(
         "/v1/ask",
         tags=["answers"],
-        dependencies=JSON,
+        response_model=ServiceAskResponse,
         responses=errors(*KEYED_JSON),
+        openapi_extra=json_body_docs(AskRequest),
     )
-    async def ask(request: Request, body: AskRequest, caller: CallerDep) -> ServiceAskResponse:
+    async def ask(request: Request) -> Response:
         """Answer one question with its sources; ``cache.hit`` says a vetted FAQ item
         answered."""
-        return await _answer(
+        body, caller = await read(request)
+        answer = await _answer(
             service, request, caller, body.question, body.reference_date, "ask", body.history
         )
+        return Response(answer.model_dump_json(), media_type="application/json")
 
     @app.post(
         "/v1/ask/stream",
         tags=["answers"],
-        dependencies=AUTH_JSON,
         responses={**errors(*KEYED_JSON), 200: {"content": {"text/event-stream": {}}}},
+        openapi_extra=json_body_docs(AskRequest),
     )
-    async def ask_stream(request: Request, body: AskRequest, caller: CallerDep) -> Response:
+    async def ask_stream(request: Request) -> Response:
         """The answer as Server-Sent Events: ``meta`` (route, kind, clarification and the
         cache block), one ``part`` per paragraph, ``sources``, then ``done``. The answer is
         complete before the first byte, so an error is still a JSON error response."""
+        body, caller = await read(request)
         answer = await _answer(
             service, request, caller, body.question, body.reference_date, "ask_stream", body.history
         )

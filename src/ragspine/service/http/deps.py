@@ -3,13 +3,17 @@ check, the body-type checks and the error responses an endpoint documents."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from email.message import Message
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, HTTPException, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
+from pydantic import BaseModel, ValidationError
 
 from ragspine.service.answering import Answerer
 from ragspine.service.backends import Backend
@@ -66,7 +70,22 @@ async def authenticated(
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     api_key: Annotated[str | None, Depends(_api_key)],
 ) -> Caller:
-    """The caller the presented key belongs to; 401 for none, an unknown or a revoked key.
+    """The caller the presented key belongs to; 401 for none, an unknown or a revoked key
+    (the dependency form of :func:`caller_of`, which also documents the two schemes)."""
+    return await caller_of(request, bearer.credentials if bearer is not None else api_key)
+
+
+def presented_token(request: Request) -> str | None:
+    """The key a request presents, read as :func:`authenticated`'s two security schemes read
+    it: ``Authorization: Bearer <key>`` first, else ``X-API-Key``."""
+    scheme, credentials = get_authorization_scheme_param(request.headers.get("authorization"))
+    if scheme and credentials and scheme.lower() == "bearer":
+        return credentials
+    return request.headers.get("x-api-key") or None
+
+
+async def caller_of(request: Request, token: str | None) -> Caller:
+    """The caller ``token`` belongs to; 401 for none, an unknown or a revoked key.
 
     A workspace's key store answers from memory or its local file, on the event loop; a
     database's is asked from a thread, so the loop never waits on the network."""
@@ -74,7 +93,6 @@ async def authenticated(
     if service.settings.no_auth:
         caller = Caller(NO_AUTH_NAME, service.settings.no_auth_clearance)
     else:
-        token = bearer.credentials if bearer is not None else api_key
         if not token:
             raise HTTPException(401, KEY_REQUIRED, headers={"WWW-Authenticate": "Bearer"})
         assert service.authenticator is not None  # create_app requires one with auth on
@@ -106,6 +124,61 @@ async def json_body(request: Request) -> None:
         raise HTTPException(415, "send the body as JSON (Content-Type: application/json)")
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+async def json_model(request: Request, model: type[M]) -> M:
+    """The request's JSON body as ``model``, refused as FastAPI refuses a body parameter: 415
+    unless it is declared JSON (:func:`json_body`), 422 with ``body.…`` locations for a
+    missing, malformed or invalid body, 400 for bytes that are not text. For a hot endpoint
+    that takes ``Request`` alone, so FastAPI solves no body field or dependency for it."""
+    await json_body(request)
+    raw = await request.body()
+    if raw:
+        try:
+            return model.model_validate_json(raw)
+        except ValidationError:
+            pass  # decided again below exactly as FastAPI decides it: JSON first, then the model
+    return _as_fastapi_reads(raw, model)
+
+
+def _as_fastapi_reads(raw: bytes, model: type[M]) -> M:
+    if not raw:
+        missing = {"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}
+        raise RequestValidationError([missing], body=raw)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        problem = {
+            "type": "json_invalid",
+            "loc": ("body", exc.pos),
+            "msg": "JSON decode error",
+            "input": {},
+            "ctx": {"error": exc.msg},
+        }
+        raise RequestValidationError([problem], body=exc.doc) from exc
+    except UnicodeDecodeError as exc:
+        raise HTTPException(400, "There was an error parsing the body") from exc
+    try:
+        return model.model_validate(value, from_attributes=True)  # as FastAPI validates
+    except ValidationError as exc:
+        problems = [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
+        raise RequestValidationError(problems, body=value) from exc
+
+
+def json_body_docs(model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI ``requestBody`` and ``security`` of an endpoint that reads ``model`` with
+    :func:`json_model` and its key with :func:`caller_of` (what FastAPI writes for a body
+    parameter and :func:`authenticated`), for ``openapi_extra``."""
+    schema = model.model_json_schema()
+    if "$defs" in schema:  # inlined here, so it must stand alone
+        raise ValueError(f"{model.__name__} nests models; declare it as a body parameter")
+    return {
+        "requestBody": {"content": {"application/json": {"schema": schema}}, "required": True},
+        "security": [{"HTTPBearer": []}, {"APIKeyHeader": []}],
+    }
+
+
 async def multipart_body(request: Request) -> None:
     if _media_type(request) != "multipart/form-data":
         raise HTTPException(
@@ -116,5 +189,3 @@ async def multipart_body(request: Request) -> None:
 CallerDep = Annotated[Caller, Depends(authenticated)]
 AUTH = [Depends(authenticated)]
 AUTH_JSON = [Depends(authenticated), Depends(json_body)]
-# For an endpoint whose ``CallerDep`` parameter already checks the key.
-JSON = [Depends(json_body)]
