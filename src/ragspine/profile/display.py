@@ -106,6 +106,7 @@ def unit_label(unit: Unit | str, language: str) -> str:
     return f"{name} {scale}".strip()
 
 
+@lru_cache(maxsize=1024)  # pure; an answer shows the same few figures again and again
 def format_value(value: float, unit: Unit | str, language: str, *, signed: bool = False) -> str:
     """A value with its unit, as a person reads it (see the module docstring)."""
     u = _unit(unit)

@@ -344,7 +344,7 @@ class DomainProfile(_Frozen):
         return built
 
     def entity(self, code: str) -> EntityDef | None:
-        return next((e for e in self.entities if e.code == code), None)
+        return self.compiled("entities-by-code", _entities_by_code).get(code)
 
     def group(self, code: str) -> GroupDef | None:
         return next((g for g in self.groups if g.code == code), None)
@@ -372,7 +372,7 @@ class DomainProfile(_Frozen):
         return next((d for d in self.derived if d.code == code), None)
 
     def channel(self, code: str) -> ChannelDef | None:
-        return next((c for c in self.channels if c.code == code), None)
+        return self.compiled("channels-by-code", _channels_by_code).get(code)
 
     @property
     def home_entity(self) -> EntityDef:
@@ -411,6 +411,16 @@ def _all_metrics(profile: DomainProfile) -> tuple[MetricDef, ...]:
 
 def _metrics_by_code(profile: DomainProfile) -> dict[str, MetricDef]:
     return {m.code: m for m in profile.all_metrics}
+
+
+# Codes are unique within each section (``_check_unique_codes``), so a map by code finds what
+# a scan in profile order would; answers name several codes each.
+def _entities_by_code(profile: DomainProfile) -> dict[str, EntityDef]:
+    return {e.code: e for e in profile.entities}
+
+
+def _channels_by_code(profile: DomainProfile) -> dict[str, ChannelDef]:
+    return {c.code: c for c in profile.channels}
 
 
 def _check_unique_codes(
