@@ -71,6 +71,13 @@ class ServiceSettings(BaseSettings):
             "provider, no dense retrieval, no reranking) instead of on the thread pool"
         ),
     )
+    direct_routes: bool = Field(
+        default=True,
+        description=(
+            "serve /v1/ask and /v1/ask/stream from the edge middleware, past FastAPI's router "
+            "(the same endpoint functions and error handlers; docs/service.md)"
+        ),
+    )
     max_pending: int = Field(
         default=64,
         ge=1,

@@ -70,6 +70,10 @@ async def _answer(
     return answer
 
 
+# Served straight from the edge middleware (``direct.py``): they take ``Request`` alone.
+DIRECT_PATHS = ("/v1/ask", "/v1/ask/stream")
+
+
 def install_answers(app: FastAPI, service: Service) -> None:
     # Both take ``Request`` alone and read the key and the body themselves (``caller_of``,
     # ``json_model``): the hottest endpoint solves no dependency and no body field, and

@@ -26,8 +26,14 @@ from ragspine.llm.protocol import LLMProvider
 from ragspine.retrieval.embedding import check_backend
 from ragspine.service.answering import Answerer, Overloaded, settle_heap
 from ragspine.service.faq.faq_cache import FaqLookup
-from ragspine.service.http.answer_routes import install_answers, install_chat, install_previews
+from ragspine.service.http.answer_routes import (
+    DIRECT_PATHS,
+    install_answers,
+    install_chat,
+    install_previews,
+)
 from ragspine.service.http.deps import AUTH, KEYED, Service, authenticated, errors
+from ragspine.service.http.direct import DirectRoutes
 from ragspine.service.http.display_routes import install_display
 from ragspine.service.http.document_routes import documents_router
 from ragspine.service.http.edge import (
@@ -119,6 +125,7 @@ def create_app(
         max_body_bytes=settings.max_body_bytes,
         upload_path=UPLOAD_PATH,
         max_upload_bytes=settings.max_upload_request_bytes,
+        direct=DirectRoutes(app, DIRECT_PATHS) if settings.direct_routes else None,
     )
     install_operations(app, service)
     install_answers(app, service)

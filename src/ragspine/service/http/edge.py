@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragspine.errors import RagSpineError, UnavailableError, mapping_for, withheld
 from ragspine.observability.trace import new_request_id
+from ragspine.service.http.direct import DirectRoutes
 
 ACCESS_LOG = logging.getLogger("ragspine.access")
 _LOG = logging.getLogger("ragspine.service")
@@ -224,6 +225,7 @@ def install_error_handlers(app: FastAPI) -> None:
 class Edge:
     """Pure ASGI middleware: request id in and out, body limits, access log, request metrics,
     and the 500 answer to anything unexpected (a response already started is cut short).
+    The ``direct`` routes are served from here, past FastAPI's router (``direct.py``).
 
     The body limit is checked twice: a declared ``Content-Length`` over it is refused before
     the app runs, and the bytes actually received are counted (a chunked body has no length).
@@ -237,8 +239,10 @@ class Edge:
         max_body_bytes: int,
         upload_path: str,
         max_upload_bytes: int,
+        direct: DirectRoutes | None = None,
     ) -> None:
         self.app = app
+        self.direct = direct
         self.metrics = metrics
         self.max_body_bytes = max_body_bytes
         self.upload_path = upload_path
@@ -279,6 +283,8 @@ class Edge:
             declared = _declared_length(headers)
             if declared is not None and declared > limit:
                 await error_response(413, _too_large(limit), rid)(scope, receive, send_with_id)
+            elif self.direct is not None and (route := self.direct.match(scope)) is not None:
+                await self.direct.serve(route, scope, counted, send_with_id)
             else:
                 await self.app(scope, counted, send_with_id)
         except HTTPException as exc:
