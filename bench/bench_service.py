@@ -19,9 +19,11 @@ latency from each request's scheduled send time; on the one-worker server (the t
 the bare app (the generator's sanity check).
 
 Targets (PASS/MISS; ``run_all.py`` re-measures a benchmark with a miss up to twice and keeps
-the attempt with the fewest misses): structured, one worker ≥ 1,500 requests/s and ≥ the bare
-figure ÷ 1.5 with 0 errors; open-loop p99 ≤ 50 ms at 800 requests/s with 0 errors; two workers'
-structured requests/s above one worker's. Narrative and FAQ are reported without a target.
+the attempt with the fewest misses): structured, one worker ≥ 1,500 requests/s with 0 errors,
+and within 1.5× of the bare figure (two rows: the first depends on the machine, the second
+on how far the answer's own cost is from the framework's); open-loop p99 ≤ 50 ms at 800
+requests/s with 0 errors; two workers' structured requests/s above one worker's. Narrative
+and FAQ are reported without a target.
 
     .venv/bin/python bench/bench_service.py [--quick] [--json]
 """
@@ -143,8 +145,8 @@ def rows(
 ) -> list[dict[str, Any]]:
     """The summary rows, with the three targets' PASS/MISS."""
     ours = single["structured"]
-    floor = max(TARGET_RPS, bare.rps / TARGET_BARE_RATIO)
-    rps_ok = ours.rps >= floor and ours.errors == 0
+    rps_ok = ours.rps >= TARGET_RPS and ours.errors == 0
+    ratio_ok = bare.rps / ours.rps <= TARGET_BARE_RATIO
     open_ok = single_open["p99_ms"] <= TARGET_P99_MS and single_open["errors"] == 0
     scale_ok = two["structured"].rps > ours.rps
     out = [
@@ -153,10 +155,16 @@ def rows(
             "structured requests/s, 1 worker",
             ours.rps,
             "req/s",
-            f"≥ {TARGET_RPS:,.0f} and ≥ bare ÷ {TARGET_BARE_RATIO} ({floor:,.0f}), 0 errors",
+            f"≥ {TARGET_RPS:,.0f}, 0 errors",
             _status(rps_ok),
         ),
-        _row("bare ÷ structured, 1 worker", bare.rps / ours.rps, "×"),
+        _row(
+            "bare ÷ structured, 1 worker",
+            bare.rps / ours.rps,
+            "×",
+            f"≤ {TARGET_BARE_RATIO} (the same run's bare figure)",
+            _status(ratio_ok),
+        ),
         _row(
             f"structured p99 at {OPEN_RATE:.0f} req/s, 1 worker (open loop)",
             single_open["p99_ms"],

@@ -119,6 +119,7 @@ def test_service_benchmark(report: dict[str, Any]) -> None:
     targeted = [row for row in service["rows"] if row["status"] is not None]
     assert [row["metric"] for row in targeted] == [
         "structured requests/s, 1 worker",
+        "bare ÷ structured, 1 worker",
         "structured p99 at 800 req/s, 1 worker (open loop)",
         "structured requests/s, 2 workers",
     ]
