@@ -6,6 +6,8 @@ JSON check, under the app's own error handlers."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
@@ -13,6 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from starlette.types import Message, Scope
 
 from ragspine.service.http.deps import (
     _api_key,
@@ -121,6 +124,40 @@ def test_a_body_read_by_hand_is_refused_or_taken_as_fastapi_does() -> None:
         else:
             assert read.json()["error"]["message"] == declared.json()["error"]["message"], raw[:60]
             assert read.json()["error"]["type"] == declared.json()["error"]["type"]
+
+
+def _status_when_cut_off(path: str) -> tuple[int, dict[str, str]]:
+    """The status and body the app sends when its client goes away mid-body (what uvicorn
+    reports when ``ragspine serve``'s body deadline closes a dripping connection)."""
+    events: list[Message] = [
+        {"type": "http.request", "body": b'{"question": "', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        return events.pop(0) if events else {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope: Scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "server": ("testserver", 80), "client": ("testclient", 1),
+        "headers": [(b"content-type", b"application/json"), (b"content-length", b"100")],
+    }  # fmt: skip
+    asyncio.run(_app()(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    error = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))["error"]
+    return start["status"], {k: v for k, v in error.items() if k != "request_id"}
+
+
+def test_a_body_cut_off_by_a_vanished_client_is_refused_as_fastapi_refuses_it() -> None:
+    # Not an unexpected error (a 500 and an ERROR line in the log): the client's doing.
+    status, error = _status_when_cut_off("/read")
+    assert (status, error) == _status_when_cut_off("/declared")
+    assert (status, error["type"]) == (400, "bad_request")
 
 
 def _without_null_defaults(schema: object) -> object:

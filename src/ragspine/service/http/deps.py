@@ -130,10 +130,16 @@ M = TypeVar("M", bound=BaseModel)
 async def json_model(request: Request, model: type[M]) -> M:
     """The request's JSON body as ``model``, refused as FastAPI refuses a body parameter: 415
     unless it is declared JSON (:func:`json_body`), 422 with ``body.…`` locations for a
-    missing, malformed or invalid body, 400 for bytes that are not text. For a hot endpoint
-    that takes ``Request`` alone, so FastAPI solves no body field or dependency for it."""
+    missing, malformed or invalid body, 400 for bytes that are not text or a body cut off. For a
+    hot endpoint that takes ``Request`` alone, so FastAPI solves no body field or dependency
+    for it."""
     await json_body(request)
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except HTTPException:
+        raise  # 413: the body outgrew its limit
+    except Exception as exc:  # the client went away mid-body (ClientDisconnect): as FastAPI
+        raise HTTPException(400, "There was an error parsing the body") from exc
     if raw:
         try:
             return model.model_validate_json(raw)
