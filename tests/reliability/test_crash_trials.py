@@ -392,6 +392,8 @@ def _worker_round(
                 submit_all(url, redis_url, schema, [round_.jobs[s.job_id] for s in failed])
             if all(s.state is JobState.DONE for s in states):
                 return
+            if not failed and _wait_for_a_retry(redis_url, queue_name_for(schema)):
+                continue  # a retry's delay was still running: that worker had nothing yet
             idle = 0 if failed else idle + 1
             if idle >= 3:  # three workers in a row found nothing to run: the job is lost
                 tally.anomaly(f"jobs lost in {schema}: {[s.state.value for s in states]}")
@@ -416,6 +418,25 @@ def _worker_round(
                 run.stop()
         else:
             _lapse_heartbeats(redis_url, queue_name_for(schema))
+
+
+def _wait_for_a_retry(redis_url: str, queue_name: str) -> bool:
+    """Wait out the delay of the retry RQ scheduled first (a job whose process died is tried
+    again 10 s later); whether one was waiting. A retry already due is not waited for: the
+    next worker's scheduler must queue it."""
+    import redis
+    from rq.registry import ScheduledJobRegistry
+
+    with redis.Redis.from_url(redis_url) as client:
+        registry = ScheduledJobRegistry(queue_name, connection=client)
+        first = client.zrange(registry.key, 0, 0, withscores=True)
+        if not first:
+            return False
+        delay = float(first[0][1]) - float(client.time()[0])
+        if delay <= 0:
+            return False
+    time.sleep(delay + 0.5)
+    return True
 
 
 # --- `ragspine serve --workspace` receiving uploads ------------------------------------------

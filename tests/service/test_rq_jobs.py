@@ -317,15 +317,21 @@ def _children(pid: int) -> list[int]:
 
 def _lapse_heartbeats(redis_url: str, queue_name: str) -> None:
     """Make the killed worker's job look as abandoned as it will after its last heartbeat's
-    time to live (at most 90 s): RQ's own maintenance, run by the next worker, then finds it.
-    Only the clock is skipped; RQ decides what happens."""
+    time to live (at most 90 s): RQ's own maintenance, run by the next worker, then finds it;
+    and the worker's own beat as old as it will be 10 s later (its scheduler lock is freed).
+    Only the clock is skipped; RQ and the next worker decide what happens."""
     import redis
     from rq.registry import StartedJobRegistry
 
+    from ragspine.service.jobs.rq_liveness import heartbeat_key
+
     with redis.Redis.from_url(redis_url) as client:
-        registry = StartedJobRegistry(queue_name, connection=client)
-        for member in client.zrange(registry.key, 0, -1):
-            client.zadd(registry.key, {member: 1})
+        for key in (
+            StartedJobRegistry(queue_name, connection=client).key,
+            heartbeat_key(queue_name),
+        ):
+            for member in client.zrange(key, 0, -1):
+                client.zadd(key, {member: 1})
 
 
 def test_a_worker_removes_the_scratch_folders_killed_workers_left(
@@ -414,6 +420,44 @@ def test_a_beat_registers_a_worker_again_after_redis_lost_it(
             worker.register_death()
 
     assert (lost, found) == ((0, "no live worker"), (1, "ok"))
+
+
+def test_a_killed_workers_scheduler_lock_is_taken_once_its_beat_lapses(
+    deployment: tuple[str, str, str], jobs: RQJobQueue
+) -> None:
+    """A worker killed while it schedules leaves RQ's lock for a minute; the next worker frees
+    it as soon as the dead one's beat lapses (never a live one's), and a retry due meanwhile
+    reaches the queue at once."""
+    from datetime import UTC, datetime, timedelta
+
+    import redis
+    from rq import Queue, SimpleWorker
+    from rq.scheduler import RQScheduler
+
+    from ragspine.service.jobs.rq_liveness import WorkerDuties, heartbeat_key
+
+    with redis.Redis.from_url(deployment[2]) as client:
+        queue = Queue(jobs.queue_name, connection=client)
+        lock = RQScheduler.get_locking_key(queue.name)
+        killed = WorkerDuties(SimpleWorker([queue], connection=client), deployment[2], queue)
+        other = SimpleWorker([queue], connection=client)
+        duties = WorkerDuties(other, deployment[2], queue)
+        try:
+            killed.beat()  # schedules, holding the lock; then never beats again
+            holder = client.get(lock)
+            # A retry whose delay has passed, waiting for the scheduler to queue it.
+            queue.enqueue_at(datetime.now(UTC) - timedelta(seconds=1), "builtins.print")
+            duties.beat()
+            while_it_beats = (client.get(lock), queue.count)
+            client.zadd(heartbeat_key(queue.name), {holder.decode(): 1})  # its beat lapsed
+            duties.beat()
+            after_its_beat_lapsed = (client.get(lock), queue.count)
+        finally:
+            duties.stop()
+            killed.stop()
+
+    assert holder is not None and while_it_beats == (holder, 0)
+    assert after_its_beat_lapsed == (other.name.encode(), 1)
 
 
 def test_worker_command_errors_are_one_line(deployment: tuple[str, str, str]) -> None:

@@ -13,7 +13,9 @@ registry maintenance reads.
 
 The thread also does the work of RQ's scheduler (moving a retried job from its delay into
 the queue when the delay has passed), which RQ would run in a forked child process that a
-SIGKILL of the worker leaves orphaned. The child that runs each job (RQ's work horse) is
+SIGKILL of the worker leaves orphaned. One worker of a queue schedules, holding RQ's lock;
+the lock of a worker that stopped beating is freed for another at once, not a minute later
+when RQ's time to live would free it. The child that runs each job (RQ's work horse) is
 made to die with the worker on Linux, so a killed worker leaves no process behind.
 """
 
@@ -32,6 +34,7 @@ from rq import SimpleWorker, Worker, worker_registration
 from rq.job import Job
 from rq.queue import Queue
 from rq.scheduler import RQScheduler
+from rq.scripts import release_lock
 
 _log = logging.getLogger(__name__)
 
@@ -73,8 +76,10 @@ class WorkerDuties:
             socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
             socket_timeout=REDIS_TIMEOUT_SECONDS,
         )
-        # RQ's scheduler is untyped: Any keeps mypy from checking calls it cannot.
-        self._scheduler: Any = RQScheduler([queue], connection=self._connection)
+        # RQ's scheduler is untyped: Any keeps mypy from checking calls it cannot. Named as the
+        # worker, so the lock it holds names a member of the heartbeat set.
+        self._scheduler: Any = RQScheduler([queue], connection=self._connection, name=worker.name)
+        self._queue_name = queue.name
         self._stopping = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name="ragspine-worker-duties", daemon=True
@@ -139,9 +144,29 @@ class WorkerDuties:
         if self._scheduler.acquired_locks:
             self._scheduler.heartbeat()
         else:
+            self._release_a_dead_holders_lock(now)
             self._scheduler.acquire_locks()
         if self._scheduler.acquired_locks:
             self._scheduler.enqueue_scheduled_jobs()
+
+    def _release_a_dead_holders_lock(self, now: float) -> None:
+        """Free the scheduler lock of a worker that no longer beats (killed): RQ's lock
+        outlives its holder by a minute, and retries due meanwhile would wait for it."""
+        connection = self._connection
+        key = RQScheduler.get_locking_key(self._queue_name)
+        raw = connection.get(key)
+        if raw is None:
+            return
+        holder = raw.decode() if isinstance(raw, bytes) else str(raw)
+        last_beat = connection.zscore(self._key, holder)
+        lapsed = last_beat is None or last_beat < now - LIVE_SECONDS
+        # Compare-and-delete: a lock another worker took meanwhile stays.
+        if lapsed and release_lock(connection, key, holder):
+            _log.warning(
+                "worker %s: freed the scheduler lock of worker %s, which stopped beating",
+                self._worker.name,
+                holder,
+            )
 
 
 def die_with_parent(parent: int) -> None:
