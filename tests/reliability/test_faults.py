@@ -10,7 +10,8 @@ processes, as subprocesses.
   within 60 s.
 - A worker's main process killed with SIGKILL mid-job: its job process goes with it, and
   ``/readyz`` reports "jobs: no live worker"; an upload is then accepted, told it waits, and
-  done once a worker starts.
+  done once a worker starts; the killed worker's job is done within 120 s of the kill, every
+  document whole.
 
 Each test leaves the deployment as it found it: every server up and one live worker. The
 bounds measured are printed (run with ``-s``) for the figures in docs/scale-out.md.
@@ -33,6 +34,7 @@ import pytest
 
 from tests.reliability.private_servers import PrivatePostgres, PrivateRedis
 from tests.scaleout.processes import Processes, free_port, ragspine
+from tests.service.test_rq_jobs import documents_are_whole
 
 pytestmark = pytest.mark.reliability
 
@@ -48,6 +50,8 @@ READY_AFTER_REDIS_SECONDS = 15.0
 JOB_SECONDS = 60.0
 # A worker killed is reported within rq_liveness.LIVE_SECONDS (10 s) and a beat (2 s).
 NO_WORKER_SECONDS = 20.0
+# The job of a worker killed mid-job is done within this long of the kill.
+KILLED_JOB_SECONDS = 120.0
 MEMO = "# {title}\n\nThe {title} notes that kiosk sales grew in FY2025.\n"
 
 
@@ -386,8 +390,8 @@ def test_a_worker_killed_mid_job_leaves_no_process_and_readiness_says_no_live_wo
         f"/readyz said no live worker {time.monotonic() - killed:.1f} s after"
     )
 
-    # A worker started later takes new uploads (the killed job's own return to the queue is
-    # the reconciler's: docs/scale-out.md).
+    # A worker started later does the killed worker's job (the reconciler or RQ's retry puts
+    # it back on the queue: docs/scale-out.md) and takes new uploads.
     d.start_worker()
     d.until("the deployment was ready with a new worker", d.ready, START_SECONDS)
     sent = d.upload("memo after the kill")
@@ -395,6 +399,18 @@ def test_a_worker_killed_mid_job_leaves_no_process_and_readiness_says_no_live_wo
     d.until(
         "an upload after the kill was done", lambda: d.job_done(sent.json()["job_id"]), JOB_SECONDS
     )
+    d.until(
+        "the killed worker's job was done",
+        lambda: d.job_done(waiting.json()["job_id"]),
+        KILLED_JOB_SECONDS - (time.monotonic() - killed),
+    )
+    print(f"worker SIGKILL: its job done {time.monotonic() - killed:.1f} s after")
+    # Every document whole, the killed job's among them, written by its one file.
+    assert f"uploads/{KEY_NAME}/memo_for_the_killed_worker.md" in documents_are_whole(
+        d.db_url, SCHEMA
+    )
+    results = d.get(f"/v1/jobs/{waiting.json()['job_id']}").json()["results"]
+    assert [r["outcome"] for r in results] == ["ingested"], results
 
 
 def test_readiness_names_each_failing_part(healthy: Deployment) -> None:
