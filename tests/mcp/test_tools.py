@@ -8,6 +8,7 @@ isolation (a RESTRICTED fact and passage reach a RESTRICTED caller, never an INT
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import anyio
@@ -97,6 +98,10 @@ async def check_internal(session: ClientSession, workspace: Path) -> None:
     assert [r["row_label"] for r in answer["tool_results"]] == [hit["row_label"]]
     again = await call(session, "ask", question=question)
     assert again["request_id"] != answer["request_id"]
+    # A figure the reports do not hold: not found, no source, no number of another period.
+    absent = await call(session, "ask", question=question.replace(found.period, "2099"))
+    assert absent["answer_kind"] == "not_found" and absent["sources"] == []
+    assert set(re.findall(r"\d+", absent["answer"])) == {"2099"}, absent["answer"]
     # The vetted FAQ answers first, from its own source, as on /v1/ask.
     faq = await call(session, "ask", question=FAQ_QUESTION)
     assert (faq["route"], faq["cache"]["hit"]) == ("faq", True)

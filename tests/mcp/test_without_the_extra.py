@@ -1,9 +1,11 @@
-"""Without the ``mcp`` extra: ``ragspine mcp`` names the extra to install, and the service
-serves ``/v1`` as before with nothing at ``/mcp``."""
+"""Without the ``mcp`` extra: the core install does not ask for the SDK, ``ragspine mcp``
+names the extra to install, and the service serves ``/v1`` as before with nothing at ``/mcp``."""
 
 from __future__ import annotations
 
+import re
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,16 @@ from ragspine.optional import install_hint
 from ragspine.service.http.app import create_app
 from ragspine.service.settings import ServiceSettings
 from tests.service_workspace import ServiceKeys
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+
+def test_the_sdk_is_an_extra_not_a_core_dependency() -> None:
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]
+    core = {re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    assert core and "mcp" not in core
+    extra = project["optional-dependencies"]["mcp"]
+    assert [re.split(r"[\s<>=!~;\[]", d, maxsplit=1)[0] for d in extra] == ["mcp"]
 
 
 @pytest.fixture
