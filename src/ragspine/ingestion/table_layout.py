@@ -202,13 +202,15 @@ def review_twin(
 def review_unlabelled(
     table: Table, cell: Cell, row: LabelReading, col: LabelReading, result: TableMapping
 ) -> None:
-    """A figure on a row without a label (an unlabelled total, say) in a table whose rows name
-    the metrics: that figure names no metric, but the labelled rows around it still do."""
+    """A figure on a row without a label (an unlabelled total, say), or whose label names no
+    metric ("Total", a region), in a table whose rows name the metrics: that figure names no
+    metric, but the labelled rows around it still do."""
+    named = "has no label" if row.blank else f"is headed {row.text!r}, which names no metric"
     result.review.append(
         ReviewCandidate(
             value_locator(table, cell, row, col),
             ReviewReason.MISSING_METRIC,
-            f"row {cell.row + 1} has no label, so its figure {cell.text!r} names no metric",
+            f"row {cell.row + 1} {named}, so its figure {cell.text!r} names no metric",
         )
     )
 
