@@ -242,6 +242,21 @@ FORMS: tuple[Form, ...] = (
         ),
     ),
     Form(
+        "a metric row without figures inside a section",
+        ("ACME Group", "(US$ m)"),
+        (
+            ("", "FY2024"),
+            ("Hong Kong", ""),
+            ("Revenue", "100"),
+            ("Macau", ""),
+            ("Revenue", "—"),  # no figure: not a heading, Macau's section goes on
+            ("Net profit", "5"),
+        ),
+        frozenset(
+            {("REVENUE", HK, "FY2024", 100, "USD_M"), ("NET_PROFIT", MO, "FY2024", 5, "USD_M")}
+        ),
+    ),
+    Form(
         "a label repeated under two section headings (Chinese)",
         ("ACME集团", "单位：百万美元"),
         (("", "2024年"), ("香港", ""), ("收入", "100"), ("澳门", ""), ("收入", "50")),

@@ -56,7 +56,9 @@ def under_sections(
     (a region, a sales channel) heads a section: the rows below it, up to the next heading,
     take its entity and channel where their own label names none, so one metric's row under
     two regions is two rows, not one label repeated. Rows under a heading the
-    profile cannot read ("Segment B") are noted, so they fail alone.
+    profile cannot read ("Segment B") are noted, so they fail alone. A metric's row whose
+    cells are all empty ("Revenue | — | —") is that metric without figures, not a heading:
+    the rows below it stay in its section.
     """
     qualified = list(labels)
     unread: dict[int, str] = {}
@@ -64,7 +66,7 @@ def under_sections(
     for r in data:
         label = labels[r]
         if not any(values[r]):
-            if not label.blank:
+            if not label.blank and not (label.covered and label.metrics):
                 section = label
             continue
         if section is None or label.blank or not label.covered:
