@@ -8,7 +8,9 @@ table of the demo corpus as its readers extract it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -213,3 +215,155 @@ def test_every_metric_cell_of_the_demo_corpus_is_accounted_for(
                         assert (own | lines) & (found | issues), (document.doc, own)
                         checked += 1
     assert checked > 150  # the corpus's value cells were all visited
+
+
+# --------------------------------------------------------------------------- issue-26 shapes
+# Generated tables in the shapes real reports take: a unit in the corner cell, currencies and
+# footnote marks in cells, real period headers, an unlabelled or "Total" row, and the metric
+# rows repeated under two section headings. Each cell's fact (value and unit) or review reason
+# is worked out here from the written text by the rules docs/ingestion.md states.
+
+# Corner unit markers: the currency (None: the profile's US$) and power of ten they state.
+CORNERS: dict[str, tuple[str | None, int] | None] = {
+    "": None,
+    "Metric": None,
+    "单位：百万美元": ("USD", 6),
+    "(HK$'000)": ("HKD", 3),
+    "单位：人民币千元": ("CNY", 3),
+    "(in thousands)": (None, 3),
+    "(RMB billion)": ("CNY", 9),
+}
+# Row labels, their metric and its kind.
+SHAPED_METRICS = {
+    "Revenue": ("REVENUE", "amount"),
+    "营运利润": ("OPERATING_PROFIT", "amount"),
+    "ROE (%)": ("ROE", "ratio"),
+    "Agent count": ("AGENT_COUNT", "count"),
+}
+SHAPED_PERIODS = (  # each a different year
+    "Fiscal 2019",
+    "Year ended December 31, 2018",
+    "31 Dec 2017",
+    "2016年度",
+    "FY 2015",
+    "2014年12月31日",
+)
+SECTIONS = (("Hong Kong", "ACME_HK"), ("澳门", "ACME_MO"))
+
+
+def shaped_values() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.integers(1, 99_999).map(lambda n: f"{n:,}"),
+        st.integers(1, 9_999).map(lambda n: f"HK$ {n:,}"),
+        st.integers(1, 9_999).map(lambda n: f"{n:,}¹"),
+        st.integers(1, 9_999).map(lambda n: f"{n:,}⁽²⁾"),
+        st.sampled_from(EMPTY_MARKERS),
+    )
+
+
+@dataclass(frozen=True)
+class Shaped:
+    rows: list[list[str]]
+    corner: str
+    # (row, col) of each metric cell with its row label and the entity of its section
+    cells: list[tuple[int, int, str, str]]
+    extra_row: int | None  # the unlabelled or "Total" row
+
+
+@st.composite
+def shaped_tables(draw: st.DrawFn) -> Shaped:
+    periods = draw(st.lists(st.sampled_from(SHAPED_PERIODS), min_size=1, max_size=3, unique=True))
+    labels = draw(
+        st.lists(st.sampled_from(list(SHAPED_METRICS)), min_size=1, max_size=4, unique=True)
+    )
+    corner = draw(st.sampled_from(list(CORNERS)))
+    sectioned = draw(st.booleans())
+    rows = [[corner, *periods]]
+    cells: list[tuple[int, int, str, str]] = []
+    for heading, entity in SECTIONS if sectioned else (("", "ACME_HK"),):
+        if heading:
+            rows.append([heading, *("" for _ in periods)])
+        for label in labels:
+            cells += [(len(rows), c, label, entity) for c in range(1, len(periods) + 1)]
+            rows.append([label, *(draw(shaped_values()) for _ in periods)])
+    extra_row = None
+    if draw(st.booleans()):
+        extra_row = len(rows)
+        rows.append([draw(st.sampled_from(("", "Total", "合计"))), *("120" for _ in periods)])
+    return Shaped(rows, corner, cells, extra_row)
+
+
+def expected(text: str, label: str, corner: str) -> tuple[float, str] | set[ReviewReason]:
+    """The fact (value, unit) or the review reasons the rules give a non-empty cell."""
+    _, kind = SHAPED_METRICS[label]
+    marker = CORNERS[corner]
+    footnoted = text.endswith(("¹", "⁾"))
+    want = _unit_outcome(text.rstrip("¹⁽²⁾"), kind, marker)
+    # A footnoted figure whose unit is right is proposed for review, not stored.
+    return {ReviewReason.LOW_CONFIDENCE} if footnoted and not isinstance(want, set) else want
+
+
+def _unit_outcome(
+    text: str, kind: str, marker: tuple[str | None, int] | None
+) -> tuple[float, str] | set[ReviewReason]:
+    number = Decimal(text.removeprefix("HK$ ").replace(",", ""))
+    if text.startswith("HK$"):
+        if kind != "amount" or (marker is not None and marker[0] not in (None, "HKD")):
+            return {ReviewReason.UNIT_MISMATCH}
+        power = marker[1] if marker else 6
+        return float(number.scaleb(power - 6)), "HKD_M"
+    if kind == "ratio":  # "(%)" in the row label is nearer than the corner
+        return float(number), "PCT"
+    if kind == "count":
+        if marker is not None and marker[0] is not None:
+            return {ReviewReason.UNIT_MISMATCH}  # a money marker never scales a count
+        return float(number.scaleb(marker[1] if marker else 0)), "COUNT"
+    currency, power = marker if marker else (None, 6)
+    return float(number.scaleb(power - 6)), f"{currency or 'USD'}_M"
+
+
+_GRID_CELL = re.compile(r"row=(\d+),col=(\d+)")
+
+
+def _cell(locator: str) -> tuple[int, int] | None:
+    """The 0-based (row, col) a GRID locator names; None for the table's own locator."""
+    found = _GRID_CELL.search(locator)
+    return (int(found[1]) - 1, int(found[2]) - 1) if found else None
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(generated=shaped_tables())
+def test_every_cell_of_a_real_report_shape_is_its_true_fact_or_a_review_item(
+    glossary: Glossary, generated: Shaped
+) -> None:
+    rows = generated.rows
+    table = Table(
+        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
+        PREFIX,
+        LocatorStyle.GRID,
+        "Hong Kong results",
+    )
+    mapping = map_table(table, glossary, "Annual report")
+    facts = {_cell(f.locator): f for f in mapping.facts}
+    reviews: dict[tuple[int, int] | None, set[ReviewReason]] = {}
+    for item in mapping.review:
+        reviews.setdefault(_cell(item.locator), set()).add(item.reason)
+    assert None not in reviews, (rows, mapping.review)  # no problem held back the table
+    for r, c, label, entity in generated.cells:
+        text = rows[r][c]
+        if is_empty(text):
+            assert (r, c) not in facts and (r, c) not in reviews, (text, r, c)
+            continue
+        want = expected(text, label, generated.corner)
+        if isinstance(want, set):
+            assert reviews.get((r, c)) == want, (text, label, generated.corner, rows)
+            continue
+        fact = facts.get((r, c))
+        assert fact is not None, (text, label, generated.corner, reviews.get((r, c)), rows)
+        assert (fact.value, fact.unit) == (pytest.approx(want[0]), want[1]), (text, label)
+        assert (fact.metric_code, fact.entity) == (SHAPED_METRICS[label][0], entity), repr(rows)[
+            -300:
+        ] + repr((r, c))
+    if generated.extra_row is not None:
+        for c in range(1, len(rows[0])):
+            assert reviews.get((generated.extra_row, c)) == {ReviewReason.MISSING_METRIC}

@@ -174,7 +174,7 @@ KNOWN = [
     ("亿元", "CNY", 8),
     ("十亿美元", "USD", 9),
 ]
-UNKNOWN = ["HK$ lakh", "INR crore", "ZZ$ m", "US$ m / RMB m", "千桶"]
+UNKNOWN = ["HK$ lakh", "INR crore", "Rs crore", "lakhs", "ZZ$ m", "US$ m / RMB m", "千桶"]
 CELL_PREFIX = [("HK$", "HKD", None), ("US$", "USD", None), ("€", "EUR", None), ("RMB", "CNY", None)]
 CELL_SUFFIX = [("bn", None, 9), ("m", None, 6), ("k", None, 3), ("'000", None, 3), ("亿", None, 8)]
 CELL_SUFFIX += [("万元", "CNY", 4), ("百万", None, 6)]

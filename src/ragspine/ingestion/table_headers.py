@@ -105,6 +105,20 @@ def is_period(text: str) -> bool:
     return len(matches) == 1 and (matches[0].start, matches[0].end) == (0, len(text))
 
 
+def is_year_header(text: str, number: ParsedNumber, glossary: Glossary) -> bool:
+    """Whether a cell that reads as a number is a period header: a bare year ("2019"), or a
+    year with the unit of its column ("2019 $'000", "2019 £m", "2019 (in millions)") — a label
+    naming one period and a unit marker and nothing else."""
+    text = clean(text)
+    if is_period(text):
+        return True
+    if number.marker is None or number.percent:
+        return False
+    reading = read_label(text, glossary)
+    named = reading.metrics or reading.entities or reading.channels
+    return reading.covered and reading.unit is not None and len(reading.periods) == 1 and not named
+
+
 @dataclass(frozen=True)
 class Lines:
     """Tells header lines from data lines.

@@ -56,7 +56,9 @@ def under_sections(
     (a region, a sales channel) heads a section: the rows below it, up to the next heading,
     take its entity and channel where their own label names none, so one metric's row under
     two regions is two rows, not one label repeated. Rows under a heading the
-    profile cannot read ("Segment B") are noted, so they fail alone.
+    profile cannot read ("Segment B") are noted, so they fail alone. A metric's row whose
+    cells are all empty ("Revenue | — | —") is that metric without figures, not a heading:
+    the rows below it stay in its section.
     """
     qualified = list(labels)
     unread: dict[int, str] = {}
@@ -64,7 +66,7 @@ def under_sections(
     for r in data:
         label = labels[r]
         if not any(values[r]):
-            if not label.blank:
+            if not label.blank and not (label.covered and label.metrics):
                 section = label
             continue
         if section is None or label.blank or not label.covered:
@@ -202,13 +204,15 @@ def review_twin(
 def review_unlabelled(
     table: Table, cell: Cell, row: LabelReading, col: LabelReading, result: TableMapping
 ) -> None:
-    """A figure on a row without a label (an unlabelled total, say) in a table whose rows name
-    the metrics: that figure names no metric, but the labelled rows around it still do."""
+    """A figure on a row without a label (an unlabelled total, say), or whose label names no
+    metric ("Total", a region), in a table whose rows name the metrics: that figure names no
+    metric, but the labelled rows around it still do."""
+    named = "has no label" if row.blank else f"is headed {row.text!r}, which names no metric"
     result.review.append(
         ReviewCandidate(
             value_locator(table, cell, row, col),
             ReviewReason.MISSING_METRIC,
-            f"row {cell.row + 1} has no label, so its figure {cell.text!r} names no metric",
+            f"row {cell.row + 1} {named}, so its figure {cell.text!r} names no metric",
         )
     )
 

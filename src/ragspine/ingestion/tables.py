@@ -33,10 +33,9 @@ from ragspine.ingestion.ocr import MIN_CONFIDENCE, confidence_mark
 from ragspine.ingestion.table_headers import (
     Chain,
     Lines,
-    clean,
     dimensions,
     header_text,
-    is_period,
+    is_year_header,
     leading,
     period_of,
     read_chain,
@@ -88,7 +87,7 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
         (r, c)
         for r, row in enumerate(grid)
         for c, cell in enumerate(row)
-        if numbers[r][c] is not None and is_period(clean(cell.text))
+        if (number := numbers[r][c]) is not None and is_year_header(cell.text, number, glossary)
     }
     lines = Lines(table, numbers, years, glossary)
     header_rows = leading(len(grid), lines.header_row)
@@ -169,7 +168,7 @@ def map_table(table: Table, glossary: Glossary, doc_title: str = "") -> TableMap
         if r in sections.unread and not col.entities:
             review_unread_section(table, cell, row, col, sections.unread[r], result)
             continue
-        if row.blank and rows_name_metrics and not (col.metrics or chain.metric):
+        if rows_name_metrics and not (row.metrics or col.metrics or chain.metric):
             review_unlabelled(table, cell, row, col, result)
             continue
         _map_cell(table, cell, parsed, row, col, chain, glossary, result, table_problems)

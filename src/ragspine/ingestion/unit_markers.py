@@ -119,11 +119,13 @@ def _stands_alone(phrase: Phrase, prose: bool) -> bool:
         return True
     if Atom.YUAN in atoms and Atom.CJK_SCALE in atoms:
         return True
-    if any(h.spelling == "%" for h in phrase.hits):
+    if any(h.spelling == "%" for h in phrase.hits) or Atom.UNREAD in atoms:
         return True
     if prose:
         return False
-    return bool(atoms & {Atom.CURRENCY, Atom.SCALE, Atom.PERCENT}) or Atom.YUAN in atoms
+    return (
+        bool(atoms & {Atom.CURRENCY, Atom.SCALE, Atom.PERCENT, Atom.UNREAD}) or Atom.YUAN in atoms
+    )
 
 
 def _touches_number(text: str, phrase: Phrase) -> bool:

@@ -39,6 +39,7 @@ class Atom(Enum):
     YUAN = "yuan"
     PERCENT = "percent"
     COUNT = "count"  # only after a strong unit note
+    UNREAD = "unread"  # a scale word the engine does not read ("lakh", "crore"): never a unit
 
 
 _ENGLISH_SCALES = {
@@ -94,6 +95,9 @@ _PERCENTS = {
     "基点": -2,
     "基點": -2,
 }
+# South Asian scale words: unit-like, so a table declaring them goes to review, never to a
+# default scale.
+_UNREAD_SCALES = ("lakh", "lakhs", "lac", "lacs", "crore", "crores")
 _COUNTS = ("人", "名", "个", "個", "家", "户", "戶", "股", "persons", "people", "number", "shares")
 _YUAN = ("元", "圆", "圓")
 
@@ -116,6 +120,7 @@ def _automaton() -> tuple[AhoCorasick, list[tuple[Atom, object, str]]]:
     atoms.update({s: (Atom.PERCENT, n) for s, n in _PERCENTS.items()})
     atoms.update({s: (Atom.COUNT, 0) for s in _COUNTS})
     atoms.update({s: (Atom.YUAN, None) for s in _YUAN})
+    atoms.update({s: (Atom.UNREAD, None) for s in _UNREAD_SCALES})
     spellings = list(atoms)
     table = [(atoms[s][0], atoms[s][1], s) for s in spellings]
     return AhoCorasick(spellings, matchkind=MatchKind.Standard), table
@@ -202,6 +207,10 @@ def interpret(
         raise Unreadable("the same kind of marker twice")
     kinds = set(by_kind)
     spelled = text[phrase.start : phrase.end]
+    if Atom.UNREAD in kinds:
+        raise Unreadable(
+            f"{by_kind[Atom.UNREAD][0].spelling!r} is a scale the engine does not read"
+        )
     scale_hit = next((by_kind[k][0] for k in SCALE_ATOMS if k in by_kind), None)
     if len(kinds & set(SCALE_ATOMS)) > 1:
         raise Unreadable("two scales")

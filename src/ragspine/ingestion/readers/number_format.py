@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 _PLACEHOLDERS = frozenset("0#?")
-# "[$US$-409]" shows "US$"; "[$-409]" (a locale only) shows nothing.
-_CURRENCY_TAG = re.compile(r"^\[\$([^-\]]*)(?:-[0-9A-Fa-f]+)?\]$")
+# "[$US$-409]" shows "US$"; "[$-409]" (a locale only) shows nothing; "[$€-x-euro2]" (a named
+# currency style) shows "€".
+_CURRENCY_TAG = re.compile(r"^\[\$([^-\]]*)(?:-[0-9A-Za-z][0-9A-Za-z-]*)?\]$")
 
 
 @dataclass(frozen=True)

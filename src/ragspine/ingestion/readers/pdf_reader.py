@@ -42,6 +42,7 @@ from ragspine.ingestion.readers.pdf_layout import (
     borderless_tables,
     reading_regions,
 )
+from ragspine.ingestion.readers.pdf_marks import mark_superscripts
 from ragspine.ingestion.safety import WorkBudget
 
 _HEADING_SIZE_RATIO = 1.15  # a line this much larger than the body text reads as a heading
@@ -180,6 +181,7 @@ def _read_page(page: Page, number: int, heading: str, document: ExtractedDocumen
         if page.chars or page.images:
             _read_scan(page, number, problem, heading, document)
         return heading
+    mark_superscripts(page)  # "1,300" + a raised "1" is "1,300¹", never 13,001
     tables = _page_tables(page)
     prose = _prose(page, [t.bbox for t in tables])
     for k, table in enumerate(tables, start=1):
