@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from datetime import date
 
 import pytest
@@ -21,7 +22,7 @@ from ragspine.agent.intent import (
 from ragspine.agent.types import ClarifyMode, ClarifyReason, Route
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
-from tests.profiles import acme, initech
+from tests.profiles import INITECH_PATH, acme, initech
 
 REF = date(2026, 11, 26)
 ZH_BANNER = re.compile(r"^【假设】.+（如需收窄：.+）$")
@@ -134,6 +135,34 @@ def test_missing_metric_asks_listing_every_metric(question: str, language: str) 
         assert metric.code in option
         assert (metric.name_zh if language == "zh" else metric.name_en) in option
         assert option in result.question
+
+
+def one_language_names() -> DomainProfile:
+    """Initech with Bookings named in Chinese only and Worldwide in English only, as
+    ``profile suggest`` drafts a label the documents print in one language."""
+    text = INITECH_PATH.read_text(encoding="utf-8")
+    for name in ('name_en = "Bookings"', 'name_zh = "全球"'):
+        assert name in text
+        text = text.replace(name, name.split("=")[0] + '= ""')
+    return DomainProfile.model_validate(tomllib.loads(text))
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        ("What was the figure for Worldwide in FY2025?", "订单额 (BOOKINGS)"),
+        ("新加坡FY2025的订单额是多少", "Worldwide（INI_WORLD）"),
+    ],
+)
+def test_an_option_without_a_name_in_the_questions_language_shows_the_other_name(
+    question: str, shown: str
+) -> None:
+    """A label printed in one language only is offered by that name, never as an empty name
+    beside its code."""
+    profile = one_language_names()
+    asked = clarify_scope(parse_intent(question, REF, profile=profile), REF, profile=profile)
+    assert shown in asked.narrowing_options
+    assert not [o for o in asked.narrowing_options if o.startswith((" (", "（"))]
 
 
 # --- 3. assume and surface

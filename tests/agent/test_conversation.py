@@ -4,6 +4,7 @@ facts (``STANDARD_FACTS``), never the engine's output."""
 
 from __future__ import annotations
 
+import tomllib
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,10 @@ from ragspine.agent.types import AgentResult, AnswerKind, ClarifyMode, FoundFact
 from ragspine.eval.answer_values import stated_values
 from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.profile.loader import load_profile
+from ragspine.profile.model import DomainProfile
 from ragspine.profile.sensitivity import Sensitivity
 from tests.agent.helpers import STANDARD_FACTS, CountingStore
+from tests.profiles import INITECH_PATH
 
 REF = date(2026, 11, 26)
 PROFILE = load_profile()
@@ -192,3 +195,18 @@ def test_a_growth_follow_up_computes_the_change_of_the_inherited_metric(
 def said(answer: str) -> list[tuple[float, str]]:
     """Every (value, unit code) the answer states, read back from how it is displayed."""
     return [(round(v.value, 6), v.unit) for v in stated_values(answer)]
+
+
+def test_an_inherited_slot_named_in_the_other_language_only_is_named_not_coded() -> None:
+    """A metric whose label the documents print in Chinese only (``profile suggest`` leaves
+    its English name empty) is named by its Chinese name in an English follow-up's note."""
+    text = INITECH_PATH.read_text(encoding="utf-8")
+    assert 'name_en = "Bookings"' in text
+    profile = DomainProfile.model_validate(
+        tomllib.loads(text.replace('name_en = "Bookings"', 'name_en = ""'))
+    )
+    context = context_of(["全球FY2025的订单额是多少"], profile, REF, max_chars=2_000)
+    merged = follow_up(RuleIntentParser(profile).parse("And in FY2024?", REF), context)
+    assert merged is not None and "metric" in merged.inherited
+    note = merged.note(profile)
+    assert "订单额" in note and "BOOKINGS" not in note

@@ -226,3 +226,59 @@ def test_one_entity_workspace_reads_table_words_as_no_entity() -> None:
         intent = parse(question, profile)
         assert (intent.unknown_entities, intent.metrics) == ((), ("PREMIUMS",)), question
         assert mode_of(question, profile)[0] is ClarifyMode.NONE, question
+
+
+# Pinecrest's figures as a reader of its (invented) report writes them: FY2024 only.
+SOLO_FACTS = {"PREMIUMS": 7315.0, "CLAIMS": 5240.0}
+
+
+@pytest.fixture
+def solo_store(tmp_path: Path) -> FactStore:
+    store = FactStore(tmp_path / "solo.db")
+    store.init_schema()
+    store.upsert_facts(
+        [
+            fact(code, "PINE", "FY", "2024", value, geography="GLOBAL")
+            for code, value in SOLO_FACTS.items()
+        ]
+    )
+    return store
+
+
+@pytest.mark.parametrize(
+    ("question", "metric"),
+    [
+        ("Claims incurred as at December 31, 2024", "CLAIMS"),
+        ("Net premiums earned FY2024 under IFRS 17", "PREMIUMS"),
+        ("Consolidated Claims incurred FY2024, Note 7", "CLAIMS"),
+        ("松峰互助2024财年的保费是多少", "PREMIUMS"),
+    ],
+)
+def test_one_entity_workspace_answers_its_own_figure_end_to_end(
+    solo_store: FactStore, question: str, metric: str
+) -> None:
+    result = answer_question(
+        question, solo_store, MockProvider(), reference_date=REF, profile=solo()
+    )
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    assert f"{SOLO_FACTS[metric]:,.0f}" in result.answer
+    other = next(v for code, v in SOLO_FACTS.items() if code != metric)
+    assert f"{other:,.0f}" not in result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What were Prudential claims incurred in FY2024?",
+        "Claims incurred of the Healthcare division in FY2024",
+        "Asia Pacific region net premiums earned FY2024",
+    ],
+)
+def test_one_entity_workspace_never_answers_an_organisation_it_lacks_with_its_own_figure(
+    solo_store: FactStore, question: str
+) -> None:
+    result = answer_question(
+        question, solo_store, MockProvider(), reference_date=REF, profile=solo()
+    )
+    assert result.answer_kind is AnswerKind.CLARIFY
+    assert not [v for v in SOLO_FACTS.values() if f"{v:,.0f}" in result.answer]

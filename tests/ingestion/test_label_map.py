@@ -204,3 +204,42 @@ def test_a_multi_line_alias_array_gets_the_alias_before_its_bracket(tmp_path: Pa
     us = load_profile(tmp_path / "p.toml").entity("INI_US")
     assert us is not None and us.aliases == ("US", "Amer]ica", "美利坚")
     assert "# short" in edited
+
+
+def test_a_label_whose_name_holds_full_width_brackets_keeps_them(tmp_path: Path) -> None:
+    """ "营业收入（经调整）" is a name of its own, brackets and all: the alias keeps its closing
+    bracket (trimming the label's edges once cut it to "营业收入(经调整"), and questions written
+    with full-width or ASCII brackets get its row, not another's."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "adjusted.md").write_text(
+        "# 全球 年报\n\n| 项目 | FY2025 |\n| --- | --- |\n| 订单额 | 100 |\n"
+        "| 营业收入（经调整） | 310 |\n",
+        encoding="utf-8",
+    )
+    ws = tmp_path / "ws"
+    ingested = runner.invoke(
+        app, ["ingest", str(docs), "--workspace", str(ws), "--profile", str(INITECH_PATH)]
+    )
+    assert ingested.exit_code == 0, ingested.output
+    (item,) = _open_items(ws)
+    assert label_of(item) == "营业收入（经调整）"
+    assert alias_for("营业收入（经调整）", initech()) == "营业收入(经调整)"
+    command = ["review", "map", str(item.item_id), "-w", str(ws), "--new-metric", "ADJ_SALES"]
+    mapped = runner.invoke(app, [*command, "--name", "经调整营业收入", "--unit", "HKD_M"])
+    assert mapped.exit_code == 0, mapped.output
+    assert "alias '营业收入(经调整)' added" in mapped.output
+    metric = load_profile(ws / "profile.toml").metric("ADJ_SALES")
+    assert metric is not None and metric.aliases == ("营业收入(经调整)",)
+    for question in ("全球FY2025的营业收入（经调整）是多少", "全球FY2025的营业收入(经调整)是多少"):
+        answer, sources = _ask(ws, question)
+        assert "310" in answer and "100" not in answer, question
+        assert sources == [("adjusted.md", "section=1,table=1,row=3,col=2")], question
+
+
+def test_trimming_keeps_only_brackets_that_pair_inside_the_label() -> None:
+    profile = initech()
+    assert alias_for("(Loss)/profit before tax", profile) == "(Loss)/profit before tax"
+    assert alias_for("Revenue (adjusted) (HK$ million)", profile) == "Revenue (adjusted)"
+    assert alias_for("- Revenue (net) -", profile) == "Revenue (net)"
+    assert alias_for("Revenue)", profile) == "Revenue"

@@ -14,7 +14,7 @@ from ragspine.service.keys.store import KeyStore
 from ragspine.workspace import Workspace
 from tests.profiles import INITECH_PATH, initech
 from tests.serving import serve_workspace
-from tests.web.conftest import Served, WebKeys, snap
+from tests.web.conftest import DESKTOP, PHONE, Served, WebKeys, snap
 from tests.web.driver import ask, documents_tab, open_page
 
 if TYPE_CHECKING:
@@ -27,9 +27,10 @@ REPORT = (
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def initech_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """An Initech workspace whose report holds one unmapped label, served by uvicorn."""
+    """An Initech workspace whose report holds one unmapped label, served by uvicorn (one per
+    test: mapping the label changes the workspace)."""
     base = tmp_path_factory.mktemp("map")
     (base / "docs").mkdir()
     (base / "docs" / "report.md").write_text(REPORT, encoding="utf-8")
@@ -43,7 +44,13 @@ def initech_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]
         yield Served(base, ws.root, WebKeys(internal, internal))
 
 
-def test_an_unmapped_label_is_mapped_from_its_card(page: Page, initech_served: Served) -> None:
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "375px"])
+def test_an_unmapped_label_is_mapped_from_its_card(
+    page: Page, initech_served: Served, viewport: dict[str, int]
+) -> None:
+    """The whole flow is done at each width: the choice, the fields and the button must be
+    reachable and usable on a phone too."""
+    page.set_viewport_size(viewport)
     open_page(page, initech_served, initech_served.keys.internal)
     documents_tab(page)
     card = page.locator(".review-item", has_text=LABEL)
@@ -58,13 +65,19 @@ def test_an_unmapped_label_is_mapped_from_its_card(page: Page, initech_served: S
     card.locator(".map-kind").select_option("new_metric")
     card.locator(".map-code").fill("SALES")
     card.locator(".map-name").fill("营业收入")
-    snap(page, "review-map")
+    width = viewport["width"]
+    for control in (".map-kind", ".map-code", ".map-name"):
+        box = card.locator(control).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, control
+    if viewport == DESKTOP:
+        snap(page, "review-map")
     card.get_by_role("button", name="映射到…").click()
     status = page.locator("#review-status")
     status.filter(has_text="已映射到 SALES").wait_for()
     assert "别名“营业收入”" in status.inner_text()
     page.locator(".review-item", has_text=LABEL).wait_for(state="detached")
-    snap(page, "review-mapped")
+    if viewport == DESKTOP:
+        snap(page, "review-mapped")
     page.locator("#tab-ask").click()
     answer = ask(page, "全球FY2025的营业收入是多少")
     assert answer.locator(".fact .value").inner_text().startswith("300")

@@ -25,7 +25,8 @@ from ragspine.agent.types import (
     ParsedIntent,
     Route,
 )
-from ragspine.profile.model import DomainProfile, EntityDef, MetricDef
+from ragspine.profile.display import Names
+from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import MAX_RANGE_YEARS, FiscalCalendar, Period
 
 # The seeds' names for the modes and reasons.
@@ -160,20 +161,21 @@ def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> Cla
 
 
 def _entity_label(profile: DomainProfile, code: str, language: str) -> str:
-    return _label(profile.entity(code), code, language)
+    return _label(Names(profile, language).entity(code), code, language)
 
 
 def _metric_label(profile: DomainProfile, code: str, language: str) -> str:
-    return _label(profile.metric(code), code, language)
+    return _label(Names(profile, language).metric(code), code, language)
 
 
-def _label(item: EntityDef | MetricDef | None, code: str, language: str) -> str:
-    """``名称（CODE）`` for Chinese questions, ``Name (CODE)`` for English ones."""
-    if item is None:
+def _label(name: str, code: str, language: str) -> str:
+    """``名称（CODE）`` for Chinese questions, ``Name (CODE)`` for English ones; the name in
+    the other language where the profile gives none in this one."""
+    if name == code:
         return code
     if language == "zh":
-        return f"{item.name_zh}（{code}）"
-    return f"{item.name_en} ({code})"
+        return f"{name}（{code}）"
+    return f"{name} ({code})"
 
 
 # Immutable, so every question that needs no clarification shares one.

@@ -36,6 +36,7 @@ from ragspine.agent.types import (
     ParsedIntent,
     Route,
 )
+from ragspine.profile.display import Names
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
 
@@ -239,15 +240,8 @@ def _slot_text(intent: ParsedIntent, slot: str, profile: DomainProfile, zh: bool
     """The inherited slot's values by the profile's names in the question's language."""
     if slot == "period":
         return " / ".join(p.label for p in intent.periods)
-    names = []
-    for code in {"metric": intent.metrics, "entity": intent.entities}.get(slot, _channels(intent)):
-        item = (
-            profile.metric(code)
-            if slot == "metric"
-            else profile.entity(code)
-            if slot == "entity"
-            else profile.channel(code)
-        )
-        name = (item.name_zh if zh else item.name_en) if item is not None else ""
-        names.append(name or code)
+    shown = Names(profile, "zh" if zh else "en")
+    name_of = {"metric": shown.metric, "entity": shown.entity}.get(slot, shown.channel)
+    codes = {"metric": intent.metrics, "entity": intent.entities}.get(slot, _channels(intent))
+    names = [name_of(code) for code in codes]
     return " / ".join(names)

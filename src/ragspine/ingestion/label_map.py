@@ -41,6 +41,9 @@ from ragspine.units import UnitKind
 _DETAIL = re.compile(r"^(row|column) label (.+) is not in the glossary$", re.DOTALL)
 # What may stand at either end of the core once markers are removed.
 _EDGES = " \t\r\n-–—_:：/|()（）[]【】,，.。;；、&+*#"
+# Brackets that close one opened inside the label are part of its name: "客房净额（经调整）" keeps
+# its closing bracket, which trimming the edges alone would cut off.
+_PAIRS = {")": "(", "）": "（", "]": "[", "】": "【"}
 _EMPTY_BRACKETS = re.compile(r"\(\s*\)|（\s*）|\[\s*\]|【\s*】")
 _ANY_DAY = date(2000, 1, 1)
 
@@ -152,12 +155,33 @@ def alias_for(label: str, profile: DomainProfile) -> str:
     core = re.sub(r"\0+", " ", core)
     while (shorter := _EMPTY_BRACKETS.sub(" ", core)) != core:
         core = shorter
-    core = " ".join(core.split()).strip(_EDGES)
+    core = _trim(" ".join(core.split()))
     if not core:
         raise ReviewError(
             f"label {label!r} holds nothing but units or periods: there is no name to map"
         )
     return core
+
+
+def _trim(core: str) -> str:
+    """``core`` without the punctuation at its edges, except brackets that pair with one
+    inside it: "客房净额(经调整)" and "(Loss)/profit" keep theirs."""
+    kept = core.strip(_EDGES)
+    if not kept:
+        return kept
+    start = core.index(kept)
+    head, tail = core[:start], core[start + len(kept) :]
+    for char in tail.lstrip(" "):
+        opener = _PAIRS.get(char)
+        if opener is None or kept.count(opener) <= kept.count(char):
+            break
+        kept += char
+    for char in reversed(head.rstrip(" ")):
+        closer = next((c for c, o in _PAIRS.items() if o == char), None)
+        if closer is None or kept.count(closer) <= kept.count(char):
+            break
+        kept = char + kept
+    return kept
 
 
 # The metric kind a label's unit marker calls for.

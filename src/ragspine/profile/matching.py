@@ -55,15 +55,23 @@ def alias_key(alias: str) -> str:
     return "".join(alias.split()).casefold()
 
 
+# Full-width brackets read as ASCII ones, one character for one: a label mapped from a
+# document ("客房净额（经调整）", whose alias is stored folded as "客房净额(经调整)") must match a
+# question typed either way. The question's normalization keeps full-width punctuation (a
+# "，" beside a digit must not read as a thousands separator), so the fold is done here.
+_BRACKETS = str.maketrans("（）［］【】", "()[][]")
+
+
 def fold(text: str) -> str:
-    """Lower case without changing the length, so offsets in the folded text stay valid.
+    """Lower case, full-width brackets as ASCII ones, without changing the length, so offsets
+    in the folded text stay valid.
 
     ``str.lower`` lengthens a few characters (the dotted capital I); those keep their case.
     """
     lowered = text.lower()
-    if len(lowered) == len(text):
-        return lowered
-    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+    if len(lowered) != len(text):
+        lowered = "".join(low if len(low := c.lower()) == 1 else c for c in text)
+    return lowered if lowered.isascii() else lowered.translate(_BRACKETS)
 
 
 class _Pattern(NamedTuple):
