@@ -220,3 +220,26 @@ def test_a_median_says_it_was_not_computed_and_gives_no_figure(
     assert said in result.answer
     for f in regions():
         assert f"{f.value:,.0f}" not in result.answer and f"{f.value:.0f}" not in result.answer
+
+
+def test_a_follow_up_to_an_average_over_years_keeps_it_for_another_unit_only(
+    tmp_path: Path,
+) -> None:
+    store = FactStore(tmp_path / "facts.db")
+    store.init_schema()
+    hk = [(year, value + 1000) for year, value in CN_YEARS]
+    facts = cn_revenue() + [fact("REVENUE", "ACME_HK", "FY", y, v) for y, v in hk]
+    store.upsert_facts(facts)
+    first = "中国内地FY2022至FY2024的平均收入"
+
+    def asked(question: str) -> AgentResult:
+        day = date(2026, 11, 26)
+        provider = MockProvider()
+        return answer_question(question, store, provider, reference_date=day, previous=[first])
+
+    other_unit = asked("那香港呢？")
+    assert "平均值" in other_unit.answer.splitlines()[0]  # the kept computation is named
+    assert numbers(other_unit.answer.splitlines()[1]) == [f"{MEAN + 1000:g}"]
+    one_year = asked("那FY2023呢？")  # a year of its own: that year's figure, no average
+    assert "平均" not in one_year.answer
+    assert one_year.answer.splitlines()[1].startswith("中国内地 FY2023 收入：1,205 百万美元")
