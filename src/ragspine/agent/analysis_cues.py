@@ -152,7 +152,7 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
 def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]:
     """``hits`` without a closer ("以外", "外") that no exclusion cue ("除") opens before it:
     alone, "外" is a character of a name ("户外", "海外"), not the end of "除X以外"; nor the
-    verb "mean" ("what does operating margin mean?"), which asks what a word means, not for
+    verb "mean" ("what does this ratio mean?"), which asks what a word means, not for
     an average. ``text`` is the question the hits index into."""
     opened = min((h.start for h in hits if h.kind == "exclude"), default=None)
     return [
@@ -165,7 +165,7 @@ def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]
 
 def mean_as_average(prose: Sequence[AliasHit], hits: Sequence[AliasHit]) -> list[AliasHit]:
     """The prose cues ``prose`` without a "mean" that ``hits`` (screened by
-    ``without_stray_closers``) read as an average: "the mean revenue" asks for a figure, not
+    ``without_stray_closers``) read as an average: "the mean sales" asks for a figure, not
     for what a word means."""
     averages = [h for h in hits if h.kind == "average" and h.text.casefold().endswith("mean")]
     if not averages:
@@ -182,7 +182,7 @@ _BEFORE_VERB_MEAN = frozenset(
 
 def _verb_mean(text: str, hit: AliasHit) -> bool:
     """Whether "mean" at ``hit`` is the verb: after a subject or an auxiliary, or ending the
-    question ("what does X mean?"); "the mean revenue", "mean of X" are averages."""
+    question ("what does X mean?"); "the mean sales", "mean of X" are averages."""
     before = text[: hit.start].split()
     after = text[hit.end :].strip(" ?？!！.。")
     return not after or (bool(before) and before[-1].casefold() in _BEFORE_VERB_MEAN)

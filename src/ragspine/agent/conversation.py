@@ -14,10 +14,10 @@ it names none (nor an unknown or competitor name), the period when it names none
 when it names none, a scale or currency asked for ("以亿元计") when it asks for none, and the
 computation asked for (a ranking, total, exclusion, average, …) when it asks for none and
 leaves out what that computation runs over: "and in FY2023?" after "which region had the
-highest revenue in FY2024?" is the same ranking for FY2023 ("那2023年呢？" too), while "what
-about Macau?" names a unit of its own and asks for Macau's figure. A slot it names replaces
-only that slot. A question that asks for prose
-("why …", "what is …") and names no metric is not a follow-up; nor is a question when nothing
+highest sales in FY2024?" is the same ranking for FY2023 ("那2023年呢？" too), while "what
+about <one unit>?" names a unit of its own and asks for that unit's figure. A slot it names
+replaces only that slot. A question that asks for prose ("why …", "what is …") and names no
+metric is not a follow-up; nor is a question when nothing
 was settled before it. A competitor name or an unknown name of an earlier turn is inherited
 too, so "and in FY2023?" after a refused question is refused (or asked about) again, never
 answered for the home entity.
