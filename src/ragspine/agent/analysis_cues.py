@@ -22,7 +22,7 @@ from ragspine.agent.types import Analysis, AnalysisOp, ParsedIntent, Ratio
 from ragspine.profile.glossary import CHANNEL, ENTITY
 from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher, alias_key, mask
 from ragspine.profile.model import DomainProfile
-from ragspine.profile.periods import MAX_RANGE_YEARS, Period
+from ragspine.profile.periods import Period
 
 HIGH_ZH = ("最高", "最大", "最多", "最好", "最强", "第一")
 HIGH_EN = ("highest", "largest", "biggest", "greatest", "top", "best", "leading")
@@ -147,45 +147,6 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
         names = {group.name_zh, group.name_en, *group.aliases} - {""}
         entries += [AliasEntry(name, "group", group.code) for name in sorted(names)]
     return AliasMatcher(entries)
-
-
-def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]:
-    """``hits`` without a closer ("以外", "外") that no exclusion cue ("除") opens before it:
-    alone, "外" is a character of a name ("户外", "海外"), not the end of "除X以外"; nor the
-    verb "mean" ("what does this ratio mean?"), which asks what a word means, not for
-    an average. ``text`` is the question the hits index into."""
-    opened = min((h.start for h in hits if h.kind == "exclude"), default=None)
-    return [
-        h
-        for h in hits
-        if (h.kind != "close" or (opened is not None and h.start > opened))
-        and not (h.text.casefold().endswith("mean") and _verb_mean(text, h))
-    ]
-
-
-def mean_as_average(prose: Sequence[AliasHit], hits: Sequence[AliasHit]) -> list[AliasHit]:
-    """The prose cues ``prose`` without a "mean" that ``hits`` (screened by
-    ``without_stray_closers``) read as an average: "the mean sales" asks for a figure, not
-    for what a word means."""
-    averages = [h for h in hits if h.kind == "average" and h.text.casefold().endswith("mean")]
-    if not averages:
-        return list(prose)
-    return [h for h in prose if not any(a.start <= h.start < a.end for a in averages)]
-
-
-# Words before "mean" that make it a verb: "what does X mean", "what do you mean by".
-_BEFORE_VERB_MEAN = frozenset(
-    {"do", "does", "did", "to", "i", "you", "we", "they", "it", "this", "that", "these"}
-    | {"those", "would", "will", "can", "could", "may", "might", "should", "must", "not"}
-)
-
-
-def _verb_mean(text: str, hit: AliasHit) -> bool:
-    """Whether "mean" at ``hit`` is the verb: after a subject or an auxiliary, or ending the
-    question ("what does X mean?"); "the mean sales", "mean of X" are averages."""
-    before = text[: hit.start].split()
-    after = text[hit.end :].strip(" ?？!！.。")
-    return not after or (bool(before) and before[-1].casefold() in _BEFORE_VERB_MEAN)
 
 
 def read_analysis(
@@ -404,31 +365,6 @@ def _parent(profile: DomainProfile, code: str) -> str | None:
 def _common_parent(profile: DomainProfile, members: tuple[str, ...]) -> str | None:
     parents = {_parent(profile, m) for m in members}
     return parents.pop() if len(parents) == 1 else None
-
-
-# "between FY2022 and FY2024", "FY2022和FY2024之间": the two years bound a range.
-_BETWEEN = frozenset({"between", "之间"})
-
-
-def periods_between(
-    analysis: Analysis, hits: Sequence[AliasHit], periods: tuple[Period, ...]
-) -> tuple[Period, ...]:
-    """``periods`` with every fiscal year between the two named filled in, when an average or
-    a cumulative total over one unit's periods is asked "between" them: the mean "between
-    FY2022 and FY2024" is over three years, as "from FY2022 to FY2024" is. Any other question
-    keeps the two years it named (a comparison, a change from one to the other)."""
-    if (
-        analysis.op not in (AnalysisOp.AVERAGE, AnalysisOp.CUMULATIVE)
-        or analysis.population
-        or len(periods) != 2
-        or not any(h.kind == "from" and h.text.casefold() in _BETWEEN for h in hits)
-    ):
-        return periods
-    first, last = sorted(periods)
-    years = last.year - first.year
-    if first.type != "FY" or last.type != "FY" or not 1 < years < MAX_RANGE_YEARS:
-        return periods
-    return tuple(first.years_later(n) for n in range(years + 1))
 
 
 def analysis_entities(analysis: Analysis, entities: tuple[str, ...]) -> tuple[str, ...]:

@@ -27,9 +27,11 @@ from ragspine.agent.analysis_cues import (
     analysis_entities,
     analyst_matcher,
     may_ask_ratio,
+    read_analysis,
+)
+from ragspine.agent.analysis_wording import (
     mean_as_average,
     periods_between,
-    read_analysis,
     without_stray_closers,
 )
 from ragspine.agent.filler_words import STOPWORDS_EN
