@@ -124,6 +124,8 @@ _EXTRA_SPELLINGS = {
     "renminbi": "CNY",
     "人民币": "CNY",
     "人民幣": "CNY",
+    "hk dollars": "HKD",
+    "hk dollar": "HKD",
     "港币": "HKD",
     "港幣": "HKD",
     "港圆": "HKD",

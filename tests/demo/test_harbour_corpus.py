@@ -98,15 +98,25 @@ DEMO_ANSWERS = {
 }
 
 
+# The profile's [[derived]] operating margin (operating profit ÷ revenue), asked of the Ports
+# segment: in FY2024 its operating profit is in € (the note) and its revenue in RMB (the report),
+# in FY2025 both are in RMB. Neither year states a margin for Ports (the workbook's bare 0.168
+# goes to review).
+MARGIN_QUESTIONS = {
+    "What was the operating margin of Ports in FY2024?": "FY2024",
+    "港口业务FY2024营运利润率是多少": "FY2024",
+    "What was the operating margin of Ports in FY2025?": "FY2025",
+    "港口业务截至2025年3月31日止年度的经营利润率": "FY2025",
+}
+
+
 @pytest.fixture(scope="module")
 def harbour_answers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, AgentResult]:
     workspace, report = build_harbour_workspace(tmp_path_factory.mktemp("demo") / "harbour")
     assert report.failures == []
+    questions = [q.question for q in HARBOUR_QUESTIONS] + list(MARGIN_QUESTIONS)
     with RAGSpine.open(workspace.root) as rag:
-        return {
-            q.question: rag.ask(q.question, reference_date=DEMO_REFERENCE_DATE)
-            for q in HARBOUR_QUESTIONS
-        }
+        return {q: rag.ask(q, reference_date=DEMO_REFERENCE_DATE) for q in questions}
 
 
 def test_the_demo_asks_the_second_company_what_its_truth_answers() -> None:
@@ -140,3 +150,40 @@ def test_a_change_across_two_currencies_is_refused_with_its_reason(
     answer = harbour_answers["How much did Ports operating profit grow in FY2025?"].answer
     assert "FY2025 is in RMB, FY2024 in €; no exchange rate is given." in answer
     assert "%" not in answer  # no percentage change was computed
+
+
+def _found(result: AgentResult) -> dict[tuple[str, str, str], FoundFact]:
+    return {
+        (r.slots.metric, r.slots.entity, r.slots.period.label): r
+        for r in result.tool_results
+        if isinstance(r, FoundFact)
+    }
+
+
+@pytest.mark.parametrize("question", sorted(MARGIN_QUESTIONS))
+def test_a_derived_margin_is_computed_within_one_currency_and_refused_across_two(
+    harbour_answers: dict[str, AgentResult], question: str
+) -> None:
+    period = MARGIN_QUESTIONS[question]
+    profit = _truth("OPERATING_PROFIT", "HLH_PORTS", period)
+    revenue = _truth("REVENUE", "HLH_PORTS", period)
+    result = harbour_answers[question]
+    found = _found(result)
+    # both inputs are shown with their true value and source, whatever the outcome
+    for expected in (profit, revenue):
+        fact = found[(expected.metric, expected.entity, expected.period)]
+        assert (fact.value, fact.unit) == (expected.value, expected.unit)
+        assert (fact.source.doc, fact.source.locator) == (expected.doc, expected.locator)
+    headline = result.answer.splitlines()[0]
+    if profit.unit.split("_")[0] == revenue.unit.split("_")[0]:
+        margin = f"{profit.value / revenue.value * 100:.2f}%"  # 210 / 1250: 16.80%
+        assert result.answer_kind == "found"
+        assert margin in headline
+        assert {(s.doc, s.locator) for s in result.sources} == {
+            (profit.doc, profit.locator),
+            (revenue.doc, revenue.locator),
+        }
+    else:
+        assert result.answer_kind == "partial"
+        assert "different currencies" in headline or "币种或单位不同" in headline
+        assert "%" not in result.answer  # no ratio across € and RMB

@@ -51,8 +51,8 @@ EXCLUDE_EN = (
 )
 # What closes "除X以外": read so the words are not taken for a name.
 CLOSE_ZH = ("以外", "之外", "外")
-AVERAGE_ZH = ("平均", "均值", "平均值", "年均值")
-AVERAGE_EN = ("average", "averages", "averaged", "avg")
+AVERAGE_ZH = ("平均", "均值", "平均值", "年均值", "平均数", "均数", "算术平均")
+AVERAGE_EN = ("average", "averages", "averaged", "avg", "mean", "arithmetic mean")
 CAGR_ZH = ("复合增长率", "年复合增长率", "复合年增长率", "年均复合增长率", "年均增长率", "复合增速")
 CAGR_EN = (
     "cagr",
@@ -71,7 +71,7 @@ CUMULATIVE_EN = (
     "combined",
     "altogether",
 )
-FROM_ZH = ("从", "由", "自")
+FROM_ZH = ("从", "由", "自", "之间")
 FROM_EN = ("from", "between")
 # Asked for, never computed here: the answer says so instead of giving a plain figure.
 UNSUPPORTED_ZH = (
@@ -147,13 +147,6 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
         names = {group.name_zh, group.name_en, *group.aliases} - {""}
         entries += [AliasEntry(name, "group", group.code) for name in sorted(names)]
     return AliasMatcher(entries)
-
-
-def without_stray_closers(hits: Sequence[AliasHit]) -> list[AliasHit]:
-    """``hits`` without a closer ("以外", "外") that no exclusion cue ("除") opens before it:
-    alone, "外" is a character of a name ("户外", "海外"), not the end of "除X以外"."""
-    opened = min((h.start for h in hits if h.kind == "exclude"), default=None)
-    return [h for h in hits if h.kind != "close" or (opened is not None and h.start > opened)]
 
 
 def read_analysis(

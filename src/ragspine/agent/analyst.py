@@ -42,6 +42,7 @@ from ragspine.agent.types import (
     Source,
     ToolResult,
 )
+from ragspine.agent.unit_request import unit_request_lines
 from ragspine.profile.display import Names, format_percent_change, plain_number
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
@@ -89,6 +90,8 @@ def run_analysis(
             for entity in entities:
                 over_periods(job, analysis, metric, entity, periods, channel)
     found = [r for r in job.results if isinstance(r, FoundFact)]
+    # "in billions", "以港币计": each input rescaled, a conversion refused — never dropped.
+    job.lines += unit_request_lines(intent, found, msgs, tools.profile.defaults.channel, job.names)
     if not found:
         tools.trace.fabrication_guard_triggered = True
         kind = AnswerKind.NOT_FOUND

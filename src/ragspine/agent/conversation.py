@@ -11,9 +11,13 @@ figure is looked up again, and not shown, for a caller not cleared for it.
 
 What a follow-up inherits: the metric (with the growth cue) when it names none, the entity when
 it names none (nor an unknown or competitor name), the period when it names none, the channel
-when it names none, and a scale or currency asked for ("以亿元计") when it asks for none. A slot
-it names replaces only that slot. A question that asks for prose
-("why …", "what is …") and names no metric is not a follow-up; nor is a question when nothing
+when it names none, a scale or currency asked for ("以亿元计") when it asks for none, and the
+computation asked for (a ranking, total, exclusion, average, …) when it asks for none and
+leaves out what that computation runs over: "and in FY2023?" after "which region had the
+highest sales in FY2024?" is the same ranking for FY2023 ("那2023年呢？" too), while "what
+about <one unit>?" names a unit of its own and asks for that unit's figure. A slot it names
+replaces only that slot. A question that asks for prose ("why …", "what is …") and names no
+metric is not a follow-up; nor is a question when nothing
 was settled before it. A competitor name or an unknown name of an earlier turn is inherited
 too, so "and in FY2023?" after a refused question is refused (or asked about) again, never
 answered for the home entity.
@@ -27,9 +31,12 @@ from datetime import date
 
 from ragspine.agent import cues
 from ragspine.agent.messages import for_language
+from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.parse import RuleIntentParser
 from ragspine.agent.types import (
+    Analysis,
+    AnalysisOp,
     ClarificationResult,
     ClarifyMode,
     ClarifyReason,
@@ -46,7 +53,7 @@ __all__ = ["MAX_PREVIOUS_QUESTIONS", "Context", "FollowUp", "context_of", "follo
 # send a long history (each question in it costs one parse).
 MAX_PREVIOUS_QUESTIONS = 20
 # The slots in the order the note names them.
-SLOT_NAMES = ("metric", "entity", "period", "channel")
+SLOT_NAMES = ("metric", "entity", "period", "channel", "analysis")
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,9 @@ class Context:
     unknown_metrics: tuple[str, ...] = ()
     # A scale or currency asked for ("以亿元计"): kept until a question asks for another.
     unit_request: tuple[tuple[str, str], ...] = ()
+    # The computation asked for (``Analysis``), without the derived metrics' rules: those are
+    # read again from the follow-up's own metric (``analysis_cues.with_ratios``).
+    analysis: Analysis | None = None
 
     @property
     def empty(self) -> bool:
@@ -82,6 +92,7 @@ class Context:
             intent.unknown_periods,
             intent.unknown_metrics,
             tuple(sorted(intent.extra.items())),
+            _kept_analysis(intent.analysis),
         )
 
 
@@ -195,9 +206,24 @@ def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
         inherited.append("channel")
     if not intent.extra and context.unit_request and inherited:
         intent = replace(intent, extra=dict(context.unit_request))
+    if intent.analysis is None and context.analysis is not None and inherited:
+        # A computation over units goes on while the units are the previous ones; one over
+        # periods while the periods are. A cue nothing computes (a median) is asked again.
+        over = "entity" if context.analysis.population else "period"
+        if over in inherited or context.analysis.op is AnalysisOp.UNSUPPORTED:
+            intent = replace(intent, analysis=context.analysis)
+            inherited.append("analysis")
     if not inherited and not carried and refused is None:
         return None
     return FollowUp(intent, tuple(inherited), refused)
+
+
+def _kept_analysis(analysis: Analysis | None) -> Analysis | None:
+    """What a follow-up may inherit of ``analysis``: none of a derived metric alone (the
+    follow-up's metric says whether one is asked), and never the derived rules themselves."""
+    if analysis is None or analysis.op is AnalysisOp.DERIVED:
+        return None
+    return replace(analysis, ratios=()) if analysis.ratios else analysis
 
 
 def _figure_route(route: Route) -> Route:
@@ -240,6 +266,9 @@ def _slot_text(intent: ParsedIntent, slot: str, profile: DomainProfile, zh: bool
     """The inherited slot's values by the profile's names in the question's language."""
     if slot == "period":
         return " / ".join(p.label for p in intent.periods)
+    if slot == "analysis" and intent.analysis is not None:
+        kept = analysis_messages(intent.language).kept
+        return kept(intent.analysis.op.value, intent.analysis.descending)
     shown = Names(profile, "zh" if zh else "en")
     name_of = {"metric": shown.metric, "entity": shown.entity}.get(slot, shown.channel)
     codes = {"metric": intent.metrics, "entity": intent.entities}.get(slot, _channels(intent))

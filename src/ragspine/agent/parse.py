@@ -28,6 +28,10 @@ from ragspine.agent.analysis_cues import (
     analyst_matcher,
     may_ask_ratio,
     read_analysis,
+)
+from ragspine.agent.analysis_wording import (
+    mean_as_average,
+    periods_between,
     without_stray_closers,
 )
 from ragspine.agent.filler_words import STOPWORDS_EN
@@ -141,7 +145,9 @@ def parse_intent(
     numeric_hits, growth_hits, prose_hits, place_hits, analyst_hits = lex.leftovers.finditer(
         residual, respace=False
     )
-    analyst_hits = without_stray_closers(analyst_hits) if analyst_hits else analyst_hits
+    if analyst_hits:
+        analyst_hits = without_stray_closers(text, analyst_hits)
+        prose_hits = mean_as_average(prose_hits, analyst_hits)
     cue_hits = {
         "numeric": numeric_hits,
         "growth": growth_hits,
@@ -193,6 +199,7 @@ def parse_intent(
         )
         if analysis is not None:
             entities = analysis_entities(analysis, entities)
+            periods = periods_between(analysis, analyst_hits, periods)
     # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of
     # a parse. Each line names its field.
     return ParsedIntent(

@@ -6,9 +6,11 @@ finds such a request (``find_unit_request``), blanks it so that no word of it re
 and keeps it in the intent's ``extra``. The answer then keeps every found fact's own line (the
 cited figure) and adds, for each amount, the same figure rescaled by code: a power of ten
 within the fact's own currency, exact in decimal. A currency conversion needs an exchange rate,
-which no profile declares, so it is refused with that reason and the figures stay in their
-reported currency; a percentage or a count has no scale to change, which the answer says too.
-A request is never silently dropped.
+which no profile declares yet (``exchange_rate`` is the one place that decides whether an
+amount can be converted, and finds no rate today), so it is refused with that reason and the
+figures stay in their reported currency; a percentage or a count has no scale or currency to
+change, which the answer says too. A request is never silently dropped, on a plain answer or
+a computed one (``agent.analyst``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from typing import NamedTuple
 
 from babel.numbers import get_currency_name
 
@@ -25,12 +28,15 @@ from ragspine.agent.messages import Messages
 from ragspine.agent.render import found_subject
 from ragspine.agent.types import AgentResult, FoundFact, ParsedIntent
 from ragspine.profile.display import Names
+from ragspine.profile.model import DomainProfile
 from ragspine.units import Unit, UnitKind, currency_spellings, resolve
 
 __all__ = [
     "CURRENCY_KEY",
     "SCALE_KEY",
+    "ExchangeRate",
     "UnitRequest",
+    "exchange_rate",
     "find_unit_request",
     "rescale_factors",
     "unit_request_lines",
@@ -214,6 +220,27 @@ def _zh_request() -> re.Pattern[str]:
     )
 
 
+class ExchangeRate(NamedTuple):
+    """A declared rate: one unit of ``source`` is ``rate`` units of ``target``, as of the date
+    ``as_of``, according to ``reference`` (which the answer shows with the converted figure)."""
+
+    source: str
+    target: str
+    rate: Decimal
+    as_of: str
+    reference: str
+
+
+def exchange_rate(profile: DomainProfile, source: str, target: str) -> ExchangeRate | None:
+    """The rate the profile declares for converting ``source`` amounts into ``target``, or
+    ``None`` when it declares none: the answer then refuses the conversion with that reason.
+
+    No rate is ever assumed or looked up elsewhere; a profile declares none today, so every
+    conversion is refused."""
+    del profile, source, target  # no profile field declares rates yet
+    return None
+
+
 def requested(intent: ParsedIntent | None) -> tuple[int | None, str | None]:
     """The scale and currency ``intent`` asks for (``None`` each when it asks for none)."""
     if intent is None or not intent.extra:
@@ -238,12 +265,17 @@ def unit_request_lines(
     zh = intent.language == "zh"
     not_scalable: list[str] = []
     refused: dict[str, None] = {}
+    moneyless: list[str] = []  # a percentage or count asked for in a currency
     for fact in found:
         try:
             unit = Unit.parse(fact.unit)
         except ValueError:
             continue
-        if unit.currency is not None and currency is not None and currency != unit.currency:
+        if currency is None or unit.currency == currency:
+            pass
+        elif unit.currency is None:
+            moneyless.append(names.metric(fact.slots.metric))
+        elif exchange_rate(names.profile, unit.currency, currency) is None:
             refused[unit.currency] = None
         if scale is None:
             continue
@@ -268,6 +300,8 @@ def unit_request_lines(
         lines.append(msgs.not_rescalable(list(dict.fromkeys(not_scalable))))
     if currency is not None and refused:
         lines.append(msgs.no_conversion(currency, list(refused)))
+    if moneyless:
+        lines.append(msgs.no_currency(list(dict.fromkeys(moneyless))))
     return lines
 
 

@@ -213,3 +213,22 @@ def ratio_not_combined(metric: str, rule: str) -> str:
         "figure is given in its place. Ask for it by unit and period, or for a ranking of the "
         "units."
     )
+
+
+_KEPT = {
+    "rank": "the ranking",
+    "total": "the total",
+    "exclude": "the exclusion",
+    "average": "the average",
+    "cumulative": "the cumulative total",
+    "cagr": "the CAGR",
+    "span": "the change over the period",
+    "unsupported": "what was asked",
+}
+
+
+def kept(op: str, descending: bool) -> str:
+    """The computation a follow-up keeps from the previous question, for its assumption line."""
+    if op == "rank":
+        return f"the ranking ({'highest' if descending else 'lowest'} first)"
+    return _KEPT.get(op, op)

@@ -193,3 +193,22 @@ def ratio_not_combined(metric: str, rule: str) -> str:
         f"未计算：{metric}按{rule}逐个单位、逐期计算；不计算其合计、平均、增长率或其他组合，"
         "也不以其他数值代替。可按单位和期间分别询问，或询问各单位的排名。"
     )
+
+
+_KEPT = {
+    "rank": "排名",
+    "total": "合计",
+    "exclude": "剔除计算",
+    "average": "平均值",
+    "cumulative": "累计",
+    "cagr": "复合增长率",
+    "span": "区间变化",
+    "unsupported": "所问的计算",
+}
+
+
+def kept(op: str, descending: bool) -> str:
+    """The computation a follow-up keeps from the previous question, for its assumption line."""
+    if op == "rank":
+        return f"排名（{'从高到低' if descending else '从低到高'}）"
+    return _KEPT.get(op, op)

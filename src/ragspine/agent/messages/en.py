@@ -99,6 +99,10 @@ def no_conversion(asked: str, reported: list[str]) -> str:
     )
 
 
+def no_currency(units: list[str]) -> str:
+    return f"Not converted: {', '.join(units)} is not an amount of money, so it has no currency."
+
+
 def found(subject: str, value: str, doc: str, locator: str) -> str:
     return f"{subject}: {value} (source: {doc} · {locator})"
 

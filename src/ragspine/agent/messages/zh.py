@@ -72,6 +72,10 @@ def no_conversion(asked: str, reported: list[str]) -> str:
     return f"未换算为 {asked}：配置中未声明汇率，数字仍按报告币种 {'、'.join(reported)} 列示。"
 
 
+def no_currency(units: list[str]) -> str:
+    return f"未换算币种：{'、'.join(units)} 不是金额，没有币种可换算。"
+
+
 def found(subject: str, value: str, doc: str, locator: str) -> str:
     return f"{subject}：{value}（来源：{doc} · {locator}）"
 

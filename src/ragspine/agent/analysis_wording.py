@@ -1,0 +1,79 @@
+"""Which analyst cue hits a question means, and the periods they span.
+
+``agent.analysis_cues`` finds the cue words; these helpers settle the ones whose reading
+depends on their neighbours: a closer ("以外") no exclusion opens, the verb "mean" ("what does
+this ratio mean?") against the average ("the mean sales"), and "between FY2022 and FY2024"
+("FY2022和FY2024之间"), every year of which an average or a cumulative total is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ragspine.agent.types import Analysis, AnalysisOp
+from ragspine.profile.matching import AliasHit
+from ragspine.profile.periods import MAX_RANGE_YEARS, Period
+
+
+def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]:
+    """``hits`` without a closer ("以外", "外") that no exclusion cue ("除") opens before it:
+    alone, "外" is a character of a name ("户外", "海外"), not the end of "除X以外"; nor the
+    verb "mean" ("what does this ratio mean?"), which asks what a word means, not for
+    an average. ``text`` is the question the hits index into."""
+    opened = min((h.start for h in hits if h.kind == "exclude"), default=None)
+    return [
+        h
+        for h in hits
+        if (h.kind != "close" or (opened is not None and h.start > opened))
+        and not (h.text.casefold().endswith("mean") and _verb_mean(text, h))
+    ]
+
+
+def mean_as_average(prose: Sequence[AliasHit], hits: Sequence[AliasHit]) -> list[AliasHit]:
+    """The prose cues ``prose`` without a "mean" that ``hits`` (screened by
+    ``without_stray_closers``) read as an average: "the mean sales" asks for a figure, not
+    for what a word means."""
+    averages = [h for h in hits if h.kind == "average" and h.text.casefold().endswith("mean")]
+    if not averages:
+        return list(prose)
+    return [h for h in prose if not any(a.start <= h.start < a.end for a in averages)]
+
+
+# Words before "mean" that make it a verb: "what does X mean", "what do you mean by".
+_BEFORE_VERB_MEAN = frozenset(
+    {"do", "does", "did", "to", "i", "you", "we", "they", "it", "this", "that", "these"}
+    | {"those", "would", "will", "can", "could", "may", "might", "should", "must", "not"}
+)
+
+
+def _verb_mean(text: str, hit: AliasHit) -> bool:
+    """Whether "mean" at ``hit`` is the verb: after a subject or an auxiliary, or ending the
+    question ("what does X mean?"); "the mean sales", "mean of X" are averages."""
+    before = text[: hit.start].split()
+    after = text[hit.end :].strip(" ?？!！.。")
+    return not after or (bool(before) and before[-1].casefold() in _BEFORE_VERB_MEAN)
+
+
+# "between FY2022 and FY2024", "FY2022和FY2024之间": the two years bound a range.
+_BETWEEN = frozenset({"between", "之间"})
+
+
+def periods_between(
+    analysis: Analysis, hits: Sequence[AliasHit], periods: tuple[Period, ...]
+) -> tuple[Period, ...]:
+    """``periods`` with every fiscal year between the two named filled in, when an average or
+    a cumulative total over one unit's periods is asked "between" them: the mean "between
+    FY2022 and FY2024" is over three years, as "from FY2022 to FY2024" is. Any other question
+    keeps the two years it named (a comparison, a change from one to the other)."""
+    if (
+        analysis.op not in (AnalysisOp.AVERAGE, AnalysisOp.CUMULATIVE)
+        or analysis.population
+        or len(periods) != 2
+        or not any(h.kind == "from" and h.text.casefold() in _BETWEEN for h in hits)
+    ):
+        return periods
+    first, last = sorted(periods)
+    years = last.year - first.year
+    if first.type != "FY" or last.type != "FY" or not 1 < years < MAX_RANGE_YEARS:
+        return periods
+    return tuple(first.years_later(n) for n in range(years + 1))
