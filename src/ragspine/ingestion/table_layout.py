@@ -57,7 +57,7 @@ def under_sections(
     take its entity and channel where their own label names none, so one metric's row under
     two regions is two rows, not one label repeated. Rows under a heading the
     profile cannot read ("Segment B") are noted, so they fail alone. A metric's row whose
-    cells are all empty ("Revenue | — | —") is that metric without figures, not a heading:
+    cells are all empty ("<metric> | — | —") is that metric without figures, not a heading:
     the rows below it stay in its section.
     """
     qualified = list(labels)
