@@ -186,6 +186,7 @@ class Oracle:
             names=profile_names(self.profile),
             ratios=ratios,
             year_end_month=self.profile.fiscal.year_end_month,
+            exchange_rates=self.profile.exchange_rates,
         )
 
     def keys_about(self, case: GoldenCase, intent: ParsedIntent | None) -> set[TruthKey]:
