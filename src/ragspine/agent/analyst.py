@@ -145,6 +145,11 @@ def _sources(found: list[FoundFact]) -> list[Source]:
 # --------------------------------------------------------------------------- across units
 
 
+def _missing_units(job: Job, codes: list[str], period: Period) -> None:
+    """Say which units have no figure for ``period``, by their names ("Macau FY2025")."""
+    missing(job, [f"{name} {period.label}" for name in job.entities(codes)])
+
+
 def _over_units(job: Job, a: Analysis, metric: str, period: Period, channel: str) -> None:
     def at(entity: str, when: Period = period) -> ToolResult:
         return job.fetch(Slots(metric, entity, when, channel))
@@ -185,7 +190,7 @@ def _sum_lines(
     label = job.names.metric(metric)
     if a.op is AnalysisOp.AVERAGE:
         if summed is None:
-            missing(job, [e for e in members if e not in found])
+            _missing_units(job, [e for e in members if e not in found], period)
         else:
             job.computed_value(summed / len(found), unit, list(found.values()))
             mean = job.value(round(summed / len(found), 1), unit)
@@ -204,7 +209,7 @@ def _sum_lines(
     whole_name = job.names.entity(a.whole) if a.whole else ""
     if a.op is AnalysisOp.TOTAL:
         if summed is None:
-            missing(job, [e for e in members if e not in found])
+            _missing_units(job, [e for e in members if e not in found], period)
         else:
             total = job.computed_value(summed, unit, list(found.values()))
             job.lines.append(job.text.total(label, period.label, total, parts))
@@ -218,7 +223,8 @@ def _sum_lines(
         job.short = True  # the other way could not be computed
     else:
         absent = [e for e in (*members, *left_out) if e not in found and e not in out]
-        missing(job, absent + ([a.whole] if a.whole and not isinstance(whole, FoundFact) else []))
+        whole_absent = [a.whole] if a.whole and not isinstance(whole, FoundFact) else []
+        _missing_units(job, absent + whole_absent, period)
         return
     if summed is None or not isinstance(whole, FoundFact) or a.whole is None:
         return
