@@ -1,8 +1,9 @@
-"""Two wordings of a currency request the parser does not read (found by an independent reader
-of held-out answers; these questions are new wordings, not held-out cases). A request it does
-not read is dropped silently, which the unit-request rule forbids ("a request is never silently
-dropped"), and its words may then be read as names. Both are the engine's to fix
-(``agent/unit_request.py``); until then the tests are strict xfails.
+"""Two wordings of a currency request the parser once did not read (found by an independent
+reader of held-out answers; these questions are new wordings, not held-out cases): an English
+request closed by the sentence's full stop ("in HK dollars.") and a Chinese one with a question
+word after its lead ("折合多少港元"). Unread, a request was dropped silently, which the
+unit-request rule forbids ("a request is never silently dropped"), and its words could then be
+read as names ("HK" as Hong Kong).
 
 Expected figures are this file's facts times the example profile's declared USD→HKD rate
 (7.80 as of 31 December 2024, ``profile/data/acme.toml``), written here by hand."""
@@ -56,11 +57,6 @@ def ask(store: FactStore, question: str) -> AgentResult:
 # currency phrase up with the token as matched, "dollars." or "hkd." with its period, which no
 # spelling equals; the request is dropped (a scale before it is kept: "in billions of HK
 # dollars." rescales in US$), and "HK" of "HK dollars" is then read as the Hong Kong entity.
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/unit_request.py _read_english: a currency word carrying the sentence's "
-    "closing '.' is not a spelling; the request is dropped and 'HK' read as an entity",
-)
 @pytest.mark.parametrize(
     ("question", "currency"),
     [
@@ -88,11 +84,6 @@ def test_an_english_request_closed_by_a_full_stop_is_read(
 # ("折合多少港元", "换算成多少港元"). ``_zh_request`` wants the scale or currency right after the
 # lead; the lead alone matches nothing and is passed over, so the figures stay in US$ with no
 # word about the currency asked.
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/unit_request.py _zh_request: a question word (多少) between the lead "
-    "(折合/换算成) and the currency is not allowed; the request is dropped silently",
-)
 @pytest.mark.parametrize(
     ("question", "shown"),
     [

@@ -51,6 +51,10 @@ def shifted(value: float, power: int) -> str:
         ("香港FY2024收入（以百万元计）", 6, None),
         ("香港FY2024收入以亿欧元计", 8, "EUR"),
         ("香港FY2024收入换算成欧元是多少", None, "EUR"),
+        ("Hong Kong revenue FY2024 in billions of euros.", 9, "EUR"),
+        ("Macau revenue FY2024 in yen!", None, "JPY"),
+        ("澳门FY2024收入换算成几亿欧元", 8, "EUR"),
+        ("澳门FY2024收入折合多少日元？", None, "JPY"),
         ("香港FY2024收入，单位：万元", 4, None),
     ],
 )

@@ -89,6 +89,8 @@ _ZH_LEAD = (
     r"(?:以|按|用)|(?:单位\s*[:：为是]?|换算\s*[成为]?|折合\s*[成为]?|折算\s*[成为]?|转换\s*[成为])"
 )
 _ZH_TAIL = r"(?:计算|计|为单位|表示|列示)"
+# A question word between the lead and what it asks for: "折合多少港元", "换算成几亿美元".
+_ZH_HOW_MUCH = r"多少|几"
 
 
 @dataclass(frozen=True)
@@ -164,9 +166,13 @@ def _read_english(
             if i + size > len(tokens):
                 continue
             phrase = " ".join(t.group().lower() for t in tokens[i : i + size])
+            # A word may carry the sentence's full stop ("in HK dollars."); a spelling's own
+            # dots ("u.s.") are tried first.
+            stop = 0 if phrase in spellings else len(phrase) - len(phrase.rstrip("."))
+            phrase = phrase[: len(phrase) - stop]
             if phrase in spellings and _currency_word(phrase):
                 currency = resolve(phrase, reporting_currency)
-                end, i = tokens[i + size - 1].end(), i + size
+                end, i = tokens[i + size - 1].end() - stop, i + size
                 break
         else:
             break
@@ -224,7 +230,8 @@ def _zh_request() -> re.Pattern[str]:
     currencies = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     scales = "|".join(sorted(_ZH_SCALES, key=len, reverse=True))
     return re.compile(
-        rf"(?P<lead>{_ZH_LEAD})\s*(?P<scale>{scales})?\s*(?P<cur>{currencies}|元)?\s*"
+        rf"(?P<lead>{_ZH_LEAD})\s*(?:{_ZH_HOW_MUCH})?\s*(?P<scale>{scales})?\s*"
+        rf"(?P<cur>{currencies}|元)?\s*"
         rf"(?P<tail>{_ZH_TAIL})?"
     )
 
