@@ -1,6 +1,6 @@
 """The golden set through a real local LLM, against the mock on the same cases.
 
-    python scripts/eval_llm.py [--budget 900] [--min-cases 60] [--full] [--out FILE]
+    python scripts/eval_llm.py [--budget 600] [--min-cases 40] [--full] [--out FILE]
 
 A demo workspace is built in a temporary folder and a small base model (gemma-3-270m, which
 follows neither chat nor tool instructions) is served by llama-cpp-python on 127.0.0.1
@@ -52,13 +52,13 @@ DEFAULT_OUT = Path("bench/results/eval_llm.json")
 DEFAULT_LOG = Path("bench/results/eval_llm_server.log")
 STRUCTURED_GATES = (Gate.NUMERIC, Gate.CITATION)
 # Measured on 2 cores: 10-12 s per model-calling case in stratified order (structured 14-18,
-# narrative 4.5, composite 11-13), so 900 s reach 70-92 cases: the floor of 60 with room for a
+# narrative 4.5, composite 11-13), so 600 s reach 50-60 cases: the floor of 40 with room for a
 # slower runner. Lower token caps do not help: a tool request spends ~7.5 s sampling its JSON
 # arguments under a grammar over gemma's 262k-token vocabulary at a cap of 32, 48 or 64 alike
 # (the arguments need up to ~40 tokens), and ~40% of tool loops repeat the call until the
 # agent's limit of five requests (~35 s).
-DEFAULT_BUDGET = 900.0
-MIN_CASES = 60
+DEFAULT_BUDGET = 600.0
+MIN_CASES = 40
 
 
 # --------------------------------------------------------------------------- reporting

@@ -16,6 +16,7 @@ from ragspine.agent.llm_provider import MockProvider
 from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.agent.unit_request import exchange_rate
 from ragspine.eval.fabrication import fabricated_numbers
+from ragspine.profile.periods import Period
 from ragspine.storage.fact_store import Fact, FactStore
 from tests.agent.test_analyst import ask, headline, numbers, regions
 from tests.facts import fact
@@ -98,20 +99,23 @@ def test_a_comparison_between_two_years_keeps_the_two_years(tmp_path: Path) -> N
     assert [p.label for p in result.intent.periods] == ["FY2022", "FY2024"]
 
 
-def test_no_exchange_rate_is_declared_so_none_is_found() -> None:
-    assert exchange_rate(acme(), "USD", "HKD") is None
+def test_a_pair_without_a_declared_rate_has_none() -> None:
+    # ACME declares USD→HKD only: no other pair, and not its inverse.
+    fy2025 = Period(2025, "FY")
+    assert exchange_rate(acme(), "USD", "EUR", fy2025) is None
+    assert exchange_rate(acme(), "HKD", "USD", fy2025) is None
 
 
 @pytest.mark.parametrize(
     ("question", "refusal"),
     [
-        ("What was Hong Kong revenue in FY2024 in HK dollars?", "Not converted into HKD"),
-        ("Hong Kong revenue FY2024 in Hong Kong dollars", "Not converted into HKD"),
+        ("What was Hong Kong revenue in FY2024 in euros?", "Not converted into EUR"),
+        ("Hong Kong revenue FY2024 in Japanese yen", "Not converted into JPY"),
         ("香港FY2024收入换算成美元", None),  # reported in US dollars: nothing to convert
-        ("香港FY2024收入以港币计", "未换算为 HKD"),
+        ("香港FY2024收入以欧元计", "未换算为 EUR"),
         ("Which region had the highest revenue in FY2024 in euros?", "Not converted into EUR"),
-        ("FY2024各地区收入排名，以港币计", "未换算为 HKD"),
-        ("What was revenue excluding Hong Kong in FY2024, in HK dollars?", "Not converted into"),
+        ("FY2024各地区收入排名，以日元计", "未换算为 JPY"),
+        ("What was revenue excluding Hong Kong in FY2024, in euros?", "Not converted into"),
     ],
 )
 def test_a_conversion_without_a_declared_rate_is_refused_with_its_reason(
@@ -124,7 +128,7 @@ def test_a_conversion_without_a_declared_rate_is_refused_with_its_reason(
     assert refusal in result.answer
     assert "USD" in result.answer  # the currency the figures stay in is named
     # every figure shown is a found one (``ask`` checks fabrication): none converted
-    assert "HK$" not in result.answer and "港元" not in result.answer
+    assert " × " not in result.answer and "€" not in result.answer
 
 
 def test_a_percentage_asked_in_a_currency_says_it_has_none(tmp_path: Path) -> None:

@@ -91,3 +91,44 @@ def test_an_over_long_line_is_refused_and_the_conversation_goes_on(workspace: Pa
     assert "error: the question is 3,000 characters long" in result.stderr
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert found_value(answers[-1]) == value("REVENUE", "ACME_HK", "2025")
+
+
+def test_a_restricted_figure_is_answered_only_in_a_session_cleared_for_it(
+    workspace: Path,
+) -> None:
+    """The follow-up is re-answered at the session's clearance: the board-only H1 2026 figure
+    (RESTRICTED in the quickstart set) is shown to a RESTRICTED session and never to the
+    default CONFIDENTIAL one, whatever the earlier turn was."""
+    (restricted,) = [f for f in quickstart_facts() if f.sensitivity == "RESTRICTED"]
+    assert (restricted.metric_code, restricted.entity, restricted.period) == (
+        "OPERATING_PROFIT",
+        "ACME_GROUP",
+        "2026",
+    )
+    lines = ("集团FY2025营运利润是多少", "那2026年上半年呢？")
+    args = ["chat", "--workspace", str(workspace), "--reference-date", "2026-11-26", "--json"]
+    board = runner.invoke(app, [*args, "--clearance", "RESTRICTED"], input="\n".join(lines))
+    answers = [json.loads(line) for line in board.stdout.splitlines()]
+    assert found_value(answers[0]) == value("OPERATING_PROFIT", "ACME_GROUP", "2025")
+    (result,) = answers[1]["tool_results"]  # type: ignore[misc]
+    assert result["value"] == restricted.value
+    assert "沿用上一个问题" in str(answers[1]["answer"])
+    first, follow = chat(workspace, *lines)  # the default clearance, CONFIDENTIAL
+    assert found_value(first) == value("OPERATING_PROFIT", "ACME_GROUP", "2025")
+    assert follow["answer_kind"] == "not_found"
+    assert f"{restricted.value:g}" not in json.dumps(follow, ensure_ascii=False)
+
+
+def test_a_follow_up_to_a_ranking_ranks_the_same_units_for_the_new_year(workspace: Path) -> None:
+    first, follow = chat(
+        workspace, "Which region had the highest revenue in FY2024?", "And in FY2025?"
+    )
+    assert first["answer_kind"] == "found"
+    answer = str(follow["answer"])
+    assert answer.startswith("[Assumption] Revenue, Hong Kong / Mainland China / Macau / Group")
+    ranked = [line for line in answer.splitlines() if line[:3] in ("1. ", "2. ")]
+    hk, mo = value("REVENUE", "ACME_HK", "2025"), value("REVENUE", "ACME_MO", "2025")
+    assert hk > mo  # the quickstart set has no Mainland China FY2025 revenue
+    assert ranked[0].startswith(f"1. Hong Kong FY2025 Revenue: US$ {hk:,.0f} m (source: ")
+    assert ranked[1].startswith(f"2. Macau FY2025 Revenue: US$ {mo:,.0f} m (source: ")
+    assert "Not ranked (no figure found): Mainland China" in answer

@@ -20,15 +20,24 @@ The rules, per kind tag (the values listed in the case are the inputs):
   ranking, each unit's change over its two periods) are ordered one way, the same way for every
   line of the case; a percentage is the growth of the unit ranked first;
 - ``scale``: a number written as the answer shows it ("10.65", "34,000") is one of the values
-  in billions, 亿 or thousands (values in millions).
+  in billions, 亿 or thousands (values in millions);
+- ``convert`` (with any kind above): a converted figure as the answer shows it ("HK$ 38,798.86
+  m", "387.99 亿港元") is a value, or the sum or mean of the values, times the example
+  profile's rate for its period — the latest of the pair dated on or before the period's last
+  day, chosen here from the profile file — at the scale written, within its last digit; the
+  case's other figures are held to the kind's rule.
 """
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 import tomllib
 from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -36,7 +45,7 @@ import pytest
 from ragspine.eval.cases import Expectation, ExpectedValue, GoldenCase, Split, load_golden
 from ragspine.profile.loader import example_profile_path
 
-KINDS = ("total", "exclude", "cumulative", "average", "cagr", "span", "rank", "scale")
+KINDS = ("total", "exclude", "cumulative", "average", "cagr", "span", "rank", "scale", "convert")
 _AMOUNT = re.compile(r"^([+-]?)(\d[\d,]*(?:\.\d+)?) ([A-Z][A-Z0-9_]*)$")
 _PERCENT = re.compile(r"^\(?([+-]\d+(?:\.(\d+))?)%\)?$")
 _PLACE = re.compile(r"^(\d+)\. (.+?)(?:[:：]\s*([+-]\d+(?:\.\d+)?)%)?$")
@@ -56,6 +65,53 @@ def _names() -> dict[str, str]:
 
 
 NAMES = _names()
+
+
+def _rates() -> list[tuple[str, str, Decimal, date]]:
+    """The example profile's declared rates, read from its file: (from, to, rate, as of)."""
+    profile = tomllib.loads(Path(example_profile_path()).read_text(encoding="utf-8"))
+    assert profile["fiscal"]["year_end_month"] == 12  # the period ends below assume it
+    return [
+        (r["from"], r["to"], Decimal(str(r["rate"])), r["as_of"])
+        for r in profile.get("exchange_rates", [])
+    ]
+
+
+RATES = _rates()
+# A converted figure as answers write it, and what its scale word is worth against millions.
+_CONVERTED = re.compile(r"^(?:HK\$ )?(\d[\d,]*(?:\.\d+)?) ?(m|bn|百万港元|亿港元|十亿港元)$")
+_CONVERTED_SCALES = {"m": 1.0, "百万港元": 1.0, "bn": 1e-3, "十亿港元": 1e-3, "亿港元": 1e-2}
+
+
+def _period_end(label: str) -> date:
+    """The last day of a period of a December year end: FY2024, 2025H1, 2025Q3."""
+    year = int(re.sub(r"\D", "", label)[:4])
+    part = label[4:] if not label.startswith("FY") else "FY"
+    month = {"FY": 12, "H1": 6, "H2": 12, "Q1": 3, "Q2": 6, "Q3": 9, "Q4": 12}[part]
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _usd_hkd(value: ExpectedValue) -> float | None:
+    """The USD→HKD rate a figure of this period takes, or None when none is dated in time."""
+    end = _period_end(value.period_label)
+    usable = [(d, r) for f, t, r, d in RATES if (f, t) == ("USD", "HKD") and d <= end]
+    return float(max(usable)[1]) if usable else None
+
+
+def _converts(derived: str, values: tuple[ExpectedValue, ...]) -> bool:
+    match = _CONVERTED.match(derived)
+    if match is None:
+        return False
+    rates = {_usd_hkd(v) for v in values}
+    if None in rates or len(rates) != 1:
+        return False
+    (rate,) = rates
+    assert rate is not None
+    numbers = [v.value for v in values]
+    bases = [*numbers, math.fsum(numbers), math.fsum(numbers) / len(numbers)]
+    stated = match.group(1).replace(",", "")
+    scale = _CONVERTED_SCALES[match.group(2)]
+    return any(_close(float(stated), b * rate * scale, _decimals(stated)) for b in bases)
 
 
 def _year(value: ExpectedValue) -> int:
@@ -159,6 +215,13 @@ def not_recomputed(cases: list[GoldenCase]) -> list[str]:
     for case in cases:
         if "analyst" not in case.tags or not case.expect.derived:
             continue
+        if "convert" in case.tags:
+            converted = [d for d in case.expect.derived if _CONVERTED.match(d)]
+            wrong += [f"{case.id}: {d}" for d in converted if not _converts(d, case.expect.values)]
+            others = tuple(d for d in case.expect.derived if d not in converted)
+            if not others:
+                continue
+            case = replace(case, expect=replace(case.expect, derived=others))
         if "derived" in case.tags:  # ratios of a profile's [[derived]] rule: recomputed from
             continue  # the ground truth by the rule itself in test_derived_golden.py
         if "rank" in case.tags:
@@ -250,6 +313,13 @@ REGIONS = (
         (_case(("rank",), ("1. Hong Kong", "2. Macau"), *REGIONS), 1),
         (_case(("scale",), ("2.85",), REGIONS[0]), 0),
         (_case(("scale",), ("2.58",), REGIONS[0]), 1),
+        # FY2024 ends 31 December 2024: the 7.80 rate of that day. 2,850 × 7.80 = 22,230.
+        (_case(("convert",), ("HK$ 22,230 m",), REGIONS[0]), 0),
+        (_case(("convert",), ("222.3 亿港元",), REGIONS[0]), 0),
+        (_case(("convert",), ("HK$ 22,173 m",), REGIONS[0]), 1),  # at 7.78, FY2025's rate
+        (_case(("total", "convert"), ("4580 USD_M", "HK$ 35,724 m"), *REGIONS), 0),
+        (_case(("total", "convert"), ("4580 USD_M", "HK$ 35,632.4 m"), *REGIONS), 1),
+        (_case(("convert",), ("HK$ 20,982 m",), ("ACME_HK", "FY2023", 2690.0)), 1),  # post-dated
     ],
 )
 def test_the_rules_catch_a_slip(case: GoldenCase, wrong: int) -> None:

@@ -9,6 +9,7 @@ table of the demo corpus as its readers extract it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -23,7 +24,7 @@ from ragspine.demo.corpus_truth import truth_locator
 from ragspine.ingestion.model import Cell, LocatorStyle, Table
 from ragspine.ingestion.numbers import is_empty, parse_number
 from ragspine.ingestion.readers import reader_for
-from ragspine.ingestion.tables import ReviewReason, map_table
+from ragspine.ingestion.tables import ReviewReason, TableMapping, map_table
 from ragspine.profile.glossary import Glossary
 from tests.profiles import acme_glossary
 
@@ -92,6 +93,17 @@ def tables(draw: st.DrawFn) -> Generated:
     return Generated(rows, cells, draw(st.sampled_from(TITLES)), transposed)
 
 
+def _map_grid(rows: Sequence[Sequence[str]], title: str, glossary: Glossary) -> TableMapping:
+    """Map ``rows`` (text by row and column) as one grid-located table under ``title``."""
+    table = Table(
+        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
+        PREFIX,
+        LocatorStyle.GRID,
+        title,
+    )
+    return map_table(table, glossary, "Annual report")
+
+
 def owed(r: int, c: int) -> set[str]:
     """The locators that account for cell (r, c): its own, its row's and column's label
     cells (an unmapped label holds back the line) and the table (a table-level problem)."""
@@ -104,13 +116,7 @@ def test_every_metric_cell_is_a_fact_or_a_review_item(
     glossary: Glossary, generated: Generated
 ) -> None:
     rows = generated.rows
-    table = Table(
-        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
-        PREFIX,
-        LocatorStyle.GRID,
-        generated.title,
-    )
-    mapping = map_table(table, glossary, "Annual report")
+    mapping = _map_grid(rows, generated.title, glossary)
     facts = {f.locator: f for f in mapping.facts}
     reviews: dict[str, set[ReviewReason]] = {}
     for item in mapping.review:
@@ -337,13 +343,7 @@ def test_every_cell_of_a_real_report_shape_is_its_true_fact_or_a_review_item(
     glossary: Glossary, generated: Shaped
 ) -> None:
     rows = generated.rows
-    table = Table(
-        tuple(tuple(Cell(r, c, t) for c, t in enumerate(row)) for r, row in enumerate(rows)),
-        PREFIX,
-        LocatorStyle.GRID,
-        "Hong Kong results",
-    )
-    mapping = map_table(table, glossary, "Annual report")
+    mapping = _map_grid(rows, "Hong Kong results", glossary)
     facts = {_cell(f.locator): f for f in mapping.facts}
     reviews: dict[tuple[int, int] | None, set[ReviewReason]] = {}
     for item in mapping.review:

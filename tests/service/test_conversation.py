@@ -156,3 +156,30 @@ def test_ask_takes_the_web_pages_history(client: TestClient, truth: GroundTruth)
 def test_a_history_longer_than_the_limit_is_refused(client: TestClient) -> None:
     body = {"question": "那FY2023呢？", "history": ["香港FY2024的营运利润是多少"] * 21}
     assert client.post("/v1/ask", json=body, headers=INTERNAL).status_code == 422
+
+
+def test_a_follow_up_to_a_ranking_keeps_the_ranking_over_the_sdk(
+    client: TestClient, service_keys: ServiceKeys, truth: GroundTruth
+) -> None:
+    """ "And in FY2023?" after a ranking ranks the same units for FY2023, each figure the
+    corpus's truth for that unit and year, in order, with its source."""
+    openai = sdk(client, service_keys.internal)
+    first = "Which region had the highest revenue in FY2024?"
+    answer, _ = chat(openai, [{"role": "user", "content": first}])
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": "And in FY2023?"},
+    ]
+    text, extra = chat(openai, messages)
+    assert extra["answer_kind"] == "found", text
+    assert text.splitlines()[0].startswith("[Assumption] Revenue, ")
+    assert "the ranking (highest first), from your previous question" in text.splitlines()[0]
+    ranked = [line for line in text.splitlines() if line[:1].isdigit() and line[1:3] == ". "]
+    regions = ("ACME_HK", "ACME_CN", "ACME_MO")
+    truth_2023 = {e: values(truth, "REVENUE", e, "2023", restricted=False) for e in regions}
+    assert all(len(v) == 1 for v in truth_2023.values())  # one figure per unit in the corpus
+    order = sorted(regions, key=lambda e: -float(next(iter(truth_2023[e]))))
+    assert len(ranked) == len(order)
+    for line, entity in zip(ranked, order, strict=True):
+        assert figure(line) in truth_2023[entity] and "(source: " in line

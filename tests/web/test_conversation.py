@@ -63,3 +63,17 @@ def test_after_a_key_change_the_follow_up_is_answered_for_the_new_key(
         served, "NBV", "ACME_GROUP", "2025"
     ):
         assert figure not in text and figure.replace(",", "") not in text
+
+
+def test_a_follow_up_to_a_ranking_ranks_the_units_again(page: Page, served: Served) -> None:
+    """ "那FY2023呢？" after a ranking ranks the same regions for FY2023: the page shows each
+    region's FY2023 figure (the corpus's truth) and names the ranking kept."""
+    open_page(page, served, served.keys.internal)
+    ask(page, "FY2024哪个地区收入最高？")
+    follow = ask(page, "那FY2023呢？")
+    assert follow.get_attribute("data-kind") == "found"
+    text = follow.inner_text()
+    assert "排名（从高到低），沿用上一个问题" in text
+    for entity in ("ACME_HK", "ACME_CN", "ACME_MO"):
+        assert any(figure in text for figure in shown(served, "REVENUE", entity, "2023"))
+    assert not any(figure in text for figure in shown(served, "REVENUE", "ACME_HK", "2024"))

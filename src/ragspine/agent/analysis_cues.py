@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ragspine.agent.analysis_total import TOTAL
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
 from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
@@ -187,6 +188,10 @@ def read_analysis(
     if "cumulative" in kinds and several_periods and not groups:
         return Analysis(AnalysisOp.CUMULATIVE)
     ranked = kinds & {"high", "low", "rank", "fastest", "top", "bottom"}
+    # "total revenue from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
+    # unless a population ("of all regions") or another computation is asked
+    if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
+        return Analysis(AnalysisOp.CUMULATIVE)
     if not (ranked or groups or excluded or "average" in kinds or "cumulative" in kinds):
         if "from" in kinds and several_periods and (growth or len(periods) == 2):
             return Analysis(AnalysisOp.SPAN)

@@ -58,6 +58,11 @@ def _verb_mean(text: str, hit: AliasHit) -> bool:
 _BETWEEN = frozenset({"between", "之间"})
 
 
+def between_asked(hits: Sequence[AliasHit]) -> bool:
+    """Whether the cue ``hits`` hold "between" ("之间")."""
+    return any(h.kind == "from" and h.text.casefold() in _BETWEEN for h in hits)
+
+
 def periods_between(
     analysis: Analysis, hits: Sequence[AliasHit], periods: tuple[Period, ...]
 ) -> tuple[Period, ...]:
@@ -69,7 +74,7 @@ def periods_between(
         analysis.op not in (AnalysisOp.AVERAGE, AnalysisOp.CUMULATIVE)
         or analysis.population
         or len(periods) != 2
-        or not any(h.kind == "from" and h.text.casefold() in _BETWEEN for h in hits)
+        or not between_asked(hits)
     ):
         return periods
     first, last = sorted(periods)

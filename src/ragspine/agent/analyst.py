@@ -42,7 +42,7 @@ from ragspine.agent.types import (
     Source,
     ToolResult,
 )
-from ragspine.agent.unit_request import unit_request_lines
+from ragspine.agent.unit_request import computed_unit_lines, unit_request_lines
 from ragspine.profile.display import Names, format_percent_change, plain_number
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
@@ -92,6 +92,7 @@ def run_analysis(
     found = [r for r in job.results if isinstance(r, FoundFact)]
     # "in billions", "以港币计": each input rescaled, a conversion refused — never dropped.
     job.lines += unit_request_lines(intent, found, msgs, tools.profile.defaults.channel, job.names)
+    job.lines += computed_unit_lines(intent, job.computed, msgs, job.names)
     if not found:
         tools.trace.fabrication_guard_triggered = True
         kind = AnswerKind.NOT_FOUND
@@ -144,6 +145,11 @@ def _sources(found: list[FoundFact]) -> list[Source]:
 # --------------------------------------------------------------------------- across units
 
 
+def _missing_units(job: Job, codes: list[str], period: Period) -> None:
+    """Say which units have no figure for ``period``, by their names ("Macau FY2025")."""
+    missing(job, [f"{name} {period.label}" for name in job.entities(codes)])
+
+
 def _over_units(job: Job, a: Analysis, metric: str, period: Period, channel: str) -> None:
     def at(entity: str, when: Period = period) -> ToolResult:
         return job.fetch(Slots(metric, entity, when, channel))
@@ -184,8 +190,9 @@ def _sum_lines(
     label = job.names.metric(metric)
     if a.op is AnalysisOp.AVERAGE:
         if summed is None:
-            missing(job, [e for e in members if e not in found])
+            _missing_units(job, [e for e in members if e not in found], period)
         else:
+            job.computed_value(summed / len(found), unit, list(found.values()))
             mean = job.value(round(summed / len(found), 1), unit)
             job.lines.append(
                 job.text.average(
@@ -202,23 +209,22 @@ def _sum_lines(
     whole_name = job.names.entity(a.whole) if a.whole else ""
     if a.op is AnalysisOp.TOTAL:
         if summed is None:
-            missing(job, [e for e in members if e not in found])
+            _missing_units(job, [e for e in members if e not in found], period)
         else:
-            job.lines.append(job.text.total(label, period.label, job.value(summed, unit), parts))
+            total = job.computed_value(summed, unit, list(found.values()))
+            job.lines.append(job.text.total(label, period.label, total, parts))
     elif summed is not None:
-        job.lines.append(
-            job.text.excluded_sum(label, period.label, left, job.value(summed, unit), parts)
-        )
+        kept = job.computed_value(summed, unit, list(found.values()))
+        job.lines.append(job.text.excluded_sum(label, period.label, left, kept, parts))
     elif by_whole is not None and a.whole is not None:
-        job.lines.append(
-            job.text.excluded_by_whole(
-                label, period.label, left, job.value(by_whole, unit), whole_name
-            )
-        )
+        assert isinstance(whole, FoundFact)  # by_whole is computed from it
+        rest = job.computed_value(by_whole, unit, [whole, *out.values()])
+        job.lines.append(job.text.excluded_by_whole(label, period.label, left, rest, whole_name))
         job.short = True  # the other way could not be computed
     else:
         absent = [e for e in (*members, *left_out) if e not in found and e not in out]
-        missing(job, absent + ([a.whole] if a.whole and not isinstance(whole, FoundFact) else []))
+        whole_absent = [a.whole] if a.whole and not isinstance(whole, FoundFact) else []
+        _missing_units(job, absent + whole_absent, period)
         return
     if summed is None or not isinstance(whole, FoundFact) or a.whole is None:
         return

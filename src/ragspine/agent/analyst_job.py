@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ragspine.agent.consistency import pending_values
+from ragspine.agent.conversion import Computed
 from ragspine.agent.guard import ToolContext
 from ragspine.agent.messages import Messages
 from ragspine.agent.messages.analysis import AnalysisMessages
@@ -35,6 +36,9 @@ class Job:
     pending: list[PendingValue] = field(default_factory=list)
     short: bool = False
     shown: set[Slots] = field(default_factory=set)
+    # The figures computed (totals, means, changes) with their inputs: a currency asked for
+    # converts each once (``agent.conversion``).
+    computed: list[Computed] = field(default_factory=list)
 
     def fetch(self, slots: Slots) -> ToolResult:
         resolved = self.tools.resolve(slots)
@@ -83,6 +87,13 @@ class Job:
 
     def value(self, value: float, unit: str, *, signed: bool = False) -> str:
         return self.names.value(value, unit, signed=signed)
+
+    def computed_value(
+        self, value: float, unit: str, inputs: list[FoundFact], *, signed: bool = False
+    ) -> str:
+        """``value`` as shown, remembered as a figure computed from ``inputs``."""
+        self.computed.append(Computed(value, unit, tuple(inputs)))
+        return self.value(value, unit, signed=signed)
 
     def entities(self, codes: list[str]) -> list[str]:
         return [self.names.entity(code) for code in codes]

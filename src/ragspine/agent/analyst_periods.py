@@ -44,10 +44,12 @@ def over_periods(
     elif one_unit(job, found):
         total = math.fsum(f.value for f in found)
         if a.op is AnalysisOp.AVERAGE:
+            job.computed_value(total / len(found), found[0].unit, found)
             value = job.value(round(total / len(found), 1), found[0].unit)
             job.lines.append(job.text.average(subject, over, value))
         else:
-            job.lines.append(job.text.cumulative(subject, over, job.value(total, found[0].unit)))
+            summed = job.computed_value(total, found[0].unit, found)
+            job.lines.append(job.text.cumulative(subject, over, summed))
     for result in results:
         job.show(result)
 
@@ -106,7 +108,7 @@ def _span(
             diff = plain_number(end.value - start.value, signed=True)
             job.lines.append(job.text.span_pp(subject, first.label, last.label, diff))
         else:
-            diff = job.value(end.value - start.value, end.unit, signed=True)
+            diff = job.computed_value(end.value - start.value, end.unit, [start, end], signed=True)
             pct = format_percent_change(end.value, start.value)
             job.lines.append(job.text.span(subject, first.label, last.label, diff, pct))
     for result in results.values():

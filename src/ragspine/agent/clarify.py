@@ -7,7 +7,9 @@ Checked in this order, before any tool, retrieval or LLM call:
    has no period for, no metric or one it does not define, or a range of more years than
    ``MAX_RANGE_YEARS``: guessing would answer a different question with a real-looking number;
 3. assume and surface — a missing entity or period is filled with the home entity or the latest
-   complete fiscal year, and the banner says so with one-click narrowing options;
+   complete fiscal year, and the banner says so with one-click narrowing options; not for a
+   question asking what nothing here computes (a median, a share, a per-head figure): its
+   answer computes nothing, so it assumes nothing either;
 4. none.
 Narrative questions skip 2 and 3: they need no slots.
 """
@@ -19,6 +21,7 @@ from datetime import date
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.security_gate import SecurityDecision, SecurityGate
 from ragspine.agent.types import (
+    AnalysisOp,
     ClarificationResult,
     ClarifyMode,
     ClarifyReason,
@@ -131,6 +134,8 @@ def _range_too_long(asked: tuple[Period, Period], msgs: Messages) -> Clarificati
 
 
 def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> ClarificationResult:
+    if intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED:
+        return _NO_CLARIFICATION  # "not computed" uses no slot: none is assumed
     entity: str | None = None
     period: Period | None = None
     options: list[str] = []

@@ -110,10 +110,14 @@ class FollowUp:
 
     def note(self, profile: DomainProfile) -> str:
         """The assumption line naming every inherited slot by the profile's names, or ""."""
-        if not self.inherited:
+        inherited = self.inherited
+        if self.intent.analysis is not None and self.intent.analysis.op is AnalysisOp.UNSUPPORTED:
+            # an answer computing nothing uses no slot: only the cue kept is named
+            inherited = tuple(slot for slot in inherited if slot == "analysis")
+        if not inherited:
             return ""
         zh = self.intent.language == "zh"
-        parts = [_slot_text(self.intent, slot, profile, zh) for slot in self.inherited]
+        parts = [_slot_text(self.intent, slot, profile, zh) for slot in inherited]
         return for_language(self.intent.language).inherited(parts)
 
     def gateway(
@@ -268,7 +272,13 @@ def _slot_text(intent: ParsedIntent, slot: str, profile: DomainProfile, zh: bool
         return " / ".join(p.label for p in intent.periods)
     if slot == "analysis" and intent.analysis is not None:
         kept = analysis_messages(intent.language).kept
-        return kept(intent.analysis.op.value, intent.analysis.descending)
+        said = kept(intent.analysis.op.value, intent.analysis.descending)
+        words = [w for w in intent.analysis.unsupported if ":" not in w]  # not "group:…"
+        if not words:
+            return said
+        return (
+            f"{said}（{'、'.join(f'「{w}」' for w in words)}）" if zh else f"{said} ({words[0]!r})"
+        )
     shown = Names(profile, "zh" if zh else "en")
     name_of = {"metric": shown.metric, "entity": shown.entity}.get(slot, shown.channel)
     codes = {"metric": intent.metrics, "entity": intent.entities}.get(slot, _channels(intent))

@@ -29,7 +29,9 @@ from ragspine.agent.analysis_cues import (
     may_ask_ratio,
     read_analysis,
 )
+from ragspine.agent.analysis_total import ranged, total_asked, total_channel
 from ragspine.agent.analysis_wording import (
+    between_asked,
     mean_as_average,
     periods_between,
     without_stray_closers,
@@ -45,7 +47,7 @@ from ragspine.agent.not_entities import (
 )
 from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityGate
-from ragspine.agent.types import ParsedIntent, Route
+from ragspine.agent.types import AnalysisOp, ParsedIntent, Route
 from ragspine.agent.unit_request import find_unit_request
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
 from ragspine.profile.matching import AliasHit, MatcherSet, alias_key, detect_language, mask
@@ -57,7 +59,6 @@ from ragspine.profile.periods import (
     find_periods,
     merge_ranges,
 )
-from ragspine.storage.facts import DEFAULT_CHANNEL
 
 
 class RuleIntentParser:
@@ -98,9 +99,8 @@ def _build_lexicon(profile: DomainProfile) -> _Lexicon:
 def _breakdown_channels(profile: DomainProfile) -> tuple[str, ...]:
     """Every channel of the profile but the one that sums them: the store's total channel when
     the profile has one, else the profile's default."""
-    codes = [c.code for c in profile.channels]
-    total = DEFAULT_CHANNEL if DEFAULT_CHANNEL in codes else profile.defaults.channel
-    return tuple(code for code in codes if code != total)
+    total = total_channel(profile)
+    return tuple(c.code for c in profile.channels if c.code != total)
 
 
 def parse_intent(
@@ -191,6 +191,12 @@ def parse_intent(
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
     growth = bool(metrics) and bool(bases or cue_hits["growth"])
     analysis = None
+    # "total revenue from FY2022 to FY2024": "total" over a range of years asks for their sum.
+    total = None
+    if metrics and not growth and ranged(period_hits, periods, between_asked(analyst_hits)):
+        total = total_asked(text, term_hits, profile)
+        if total is not None:
+            analyst_hits = [*analyst_hits, total]
     # Most questions name no ranking, total, exclusion or ratio; one naming no metric has
     # nothing to compute (the gateway asks which metric) and keeps its slots as asked.
     if metrics and (analyst_hits or may_ask_ratio(text)):
@@ -200,6 +206,10 @@ def parse_intent(
         if analysis is not None:
             entities = analysis_entities(analysis, entities)
             periods = periods_between(analysis, analyst_hits, periods)
+            if total is not None and analysis.op is AnalysisOp.CUMULATIVE:
+                # "agency channel total net profit": the channel named beside "total" is summed
+                kept = tuple(c for c in channels if c != total_channel(profile))
+                channels = kept or channels
     # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of
     # a parse. Each line names its field.
     return ParsedIntent(

@@ -5,12 +5,13 @@ A question may ask for its figures in another scale ("in billions", "in thousand
 finds such a request (``find_unit_request``), blanks it so that no word of it reads as a name,
 and keeps it in the intent's ``extra``. The answer then keeps every found fact's own line (the
 cited figure) and adds, for each amount, the same figure rescaled by code: a power of ten
-within the fact's own currency, exact in decimal. A currency conversion needs an exchange rate,
-which no profile declares yet (``exchange_rate`` is the one place that decides whether an
-amount can be converted, and finds no rate today), so it is refused with that reason and the
-figures stay in their reported currency; a percentage or a count has no scale or currency to
-change, which the answer says too. A request is never silently dropped, on a plain answer or
-a computed one (``agent.analyst``).
+within the fact's own currency, exact in decimal. A figure in another currency than the one
+asked is converted at a rate the profile declares (``agent.conversion``: the latest of its
+pair dated on or before the end of the figure's period), the line showing the rate, its date
+and its source; without such a rate the conversion is refused with the reason (none declared,
+or every declared rate dated after the period) and the figure stays in its reported currency.
+A percentage or a count has no scale or currency to change, which the answer says too. A
+request is never silently dropped, on a plain answer or a computed one (``agent.analyst``).
 """
 
 from __future__ import annotations
@@ -20,22 +21,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
 
 from babel.numbers import get_currency_name
 
+from ragspine.agent.conversion import (
+    Computed,
+    PostDated,
+    computed_conversion_lines,
+    converted,
+    exchange_rate,
+    rate_words,
+    target_unit,
+)
 from ragspine.agent.messages import Messages
 from ragspine.agent.render import found_subject
 from ragspine.agent.types import AgentResult, FoundFact, ParsedIntent
 from ragspine.profile.display import Names
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.exchange_rates import ExchangeRateDef
 from ragspine.units import Unit, UnitKind, currency_spellings, resolve
 
 __all__ = [
     "CURRENCY_KEY",
     "SCALE_KEY",
-    "ExchangeRate",
     "UnitRequest",
+    "computed_unit_lines",
     "exchange_rate",
     "find_unit_request",
     "rescale_factors",
@@ -220,27 +229,6 @@ def _zh_request() -> re.Pattern[str]:
     )
 
 
-class ExchangeRate(NamedTuple):
-    """A declared rate: one unit of ``source`` is ``rate`` units of ``target``, as of the date
-    ``as_of``, according to ``reference`` (which the answer shows with the converted figure)."""
-
-    source: str
-    target: str
-    rate: Decimal
-    as_of: str
-    reference: str
-
-
-def exchange_rate(profile: DomainProfile, source: str, target: str) -> ExchangeRate | None:
-    """The rate the profile declares for converting ``source`` amounts into ``target``, or
-    ``None`` when it declares none: the answer then refuses the conversion with that reason.
-
-    No rate is ever assumed or looked up elsewhere; a profile declares none today, so every
-    conversion is refused."""
-    del profile, source, target  # no profile field declares rates yet
-    return None
-
-
 def requested(intent: ParsedIntent | None) -> tuple[int | None, str | None]:
     """The scale and currency ``intent`` asks for (``None`` each when it asks for none)."""
     if intent is None or not intent.extra:
@@ -256,8 +244,8 @@ def unit_request_lines(
     default_channel: str,
     names: Names,
 ) -> list[str]:
-    """The lines a unit request adds under the found facts: each amount rescaled, a percentage
-    or count left as is, a conversion refused, each said once."""
+    """The lines a unit request adds under the found facts: each amount rescaled or converted,
+    a percentage or count left as is, a conversion refused, each said once."""
     scale, currency = requested(intent)
     if scale is None and currency is None:
         return []
@@ -265,22 +253,33 @@ def unit_request_lines(
     zh = intent.language == "zh"
     not_scalable: list[str] = []
     refused: dict[str, None] = {}
+    post_dated: dict[str, tuple[list[str], ExchangeRateDef]] = {}
     moneyless: list[str] = []  # a percentage or count asked for in a currency
     for fact in found:
         try:
             unit = Unit.parse(fact.unit)
         except ValueError:
             continue
+        rate: ExchangeRateDef | None = None
         if currency is None or unit.currency == currency:
             pass
         elif unit.currency is None:
             moneyless.append(names.metric(fact.slots.metric))
-        elif exchange_rate(names.profile, unit.currency, currency) is None:
-            refused[unit.currency] = None
-        if scale is None:
-            continue
-        if unit.kind is not UnitKind.AMOUNT or unit.currency is None:
+        else:
+            choice = exchange_rate(names.profile, unit.currency, currency, fact.slots.period)
+            if isinstance(choice, ExchangeRateDef):
+                rate = choice
+            elif isinstance(choice, PostDated):
+                periods, _ = post_dated.setdefault(unit.currency, ([], choice.earliest))
+                periods.append(fact.slots.period.label)
+            else:
+                refused[unit.currency] = None
+        if scale is not None and (unit.kind is not UnitKind.AMOUNT or unit.currency is None):
             not_scalable.append(names.metric(fact.slots.metric))
+        if rate is not None and currency is not None:
+            lines.append(_converted_line(fact, unit, rate, scale, currency, msgs, names, zh))
+            continue
+        if scale is None or unit.kind is not UnitKind.AMOUNT or unit.currency is None:
             continue
         shifted = float(_shifted(fact.value, unit.scale - scale))
         value = names.value(shifted, Unit(UnitKind.AMOUNT, unit.currency, scale))
@@ -300,9 +299,49 @@ def unit_request_lines(
         lines.append(msgs.not_rescalable(list(dict.fromkeys(not_scalable))))
     if currency is not None and refused:
         lines.append(msgs.no_conversion(currency, list(refused)))
+    for reported, (periods, earliest) in post_dated.items():
+        assert currency is not None  # only a currency asked for is converted
+        when = list(dict.fromkeys(periods))
+        lines.append(msgs.rate_post_dated(currency, reported, when, earliest.as_of.isoformat()))
     if moneyless:
         lines.append(msgs.no_currency(list(dict.fromkeys(moneyless))))
     return lines
+
+
+def _converted_line(
+    fact: FoundFact,
+    unit: Unit,
+    rate: ExchangeRateDef,
+    scale: int | None,
+    currency: str,
+    msgs: Messages,
+    names: Names,
+    zh: bool,
+) -> str:
+    """A found figure converted at ``rate``, with the original, the rate and both sources."""
+    to = target_unit(unit, currency, scale)
+    value = names.value(float(converted(fact.value, unit, rate, scale)), to)
+    return msgs.converted(
+        found_subject(fact, msgs, names.profile.defaults.channel, names),
+        _conversion_label(currency, scale if unit.kind is UnitKind.AMOUNT else None, zh),
+        value,
+        names.value(fact.value, fact.unit),
+        *rate_words(rate),
+        fact.source.doc,
+        fact.source.locator,
+    )
+
+
+def computed_unit_lines(
+    intent: ParsedIntent, computed: Sequence[Computed], msgs: Messages, names: Names
+) -> list[str]:
+    """Each computed figure of an answer converted into the currency asked, once, or why not
+    (``agent.conversion.computed_conversion_lines``)."""
+    scale, currency = requested(intent)
+    if currency is None:
+        return []
+    label = _conversion_label(currency, scale, intent.language == "zh")
+    return computed_conversion_lines(names.profile, computed, (scale, currency), label, msgs, names)
 
 
 def rescale_factors(result: AgentResult) -> list[float]:
@@ -343,6 +382,13 @@ _EN_SCALE_NAMES = {
     11: "hundred-billions",
     12: "trillions",
 }
+
+
+def _conversion_label(currency: str, scale: int | None, zh: bool) -> str:
+    """ "HKD" / "HKD billions" / "港元" / "亿港元": what a converted figure is in."""
+    if scale is not None:
+        return _scale_label(scale, currency, zh)
+    return get_currency_name(currency, locale="zh") if zh else currency
 
 
 def _scale_label(scale: int, currency: str, zh: bool) -> str:

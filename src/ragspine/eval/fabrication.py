@@ -45,6 +45,7 @@ the wording.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
@@ -63,12 +64,14 @@ from ragspine.agent.types import (
     Slots,
     UnrecognizedParam,
 )
-from ragspine.agent.unit_request import rescale_factors
+from ragspine.agent.unit_request import requested, rescale_factors
 from ragspine.eval.computed import Allowed, computed_values, ratio_values
+from ragspine.profile.exchange_rates import ExchangeRateDef
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import MAX_RANGE_YEARS, Period, find_periods
 from ragspine.storage.facts import DEFAULT_CHANNEL
+from ragspine.units import Unit, UnitKind
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _CODE = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
@@ -130,6 +133,7 @@ def fabricated_numbers(
     names: Iterable[str] = (),
     ratios: Iterable[float] | None = None,
     year_end_month: int | None = None,
+    exchange_rates: Sequence[ExchangeRateDef] = (),
 ) -> list[Fabrication]:
     """Every number in ``result.answer`` that no allowed source accounts for.
 
@@ -142,7 +146,10 @@ def fabricated_numbers(
     the derived-metric figures the caller recomputed by key (``computed.ratio_values``); with
     no ``allowed_values``, those the found facts give. ``year_end_month`` is the profile's: a
     question about a period the calendar does not have is asked back stating the month fiscal
-    years end in.
+    years end in. ``exchange_rates`` are the profile's declared rates: with a currency asked
+    for, an allowed value times a rate from a found figure's currency into it (at the scale
+    asked) is allowed within the rounding of the number as written, and the rate, its date and
+    its source may be shown; any other converted figure is fabricated.
     """
     if allowed_values is None:
         allowed_values = _asked_fact_values(result, default_channel)
@@ -153,15 +160,19 @@ def fabricated_numbers(
     values = _with_arithmetic(allowed) + [abs(v) for v in pending_values or ()]
     if result.intent is not None and result.intent.analysis is not None:
         values += computed_values(allowed, result.intent)
+    # A figure converted at a declared rate: an allowed value times the rate, as rounded.
+    rates, factors = _conversion_factors(result, exchange_rates)
+    converted = _Rounded([v * factor for factor in factors for v in values])
+    values += [float(rate.rate) for rate in rates]
     # An amount rescaled on request ("in billions"): a found value times a power of ten.
     values += [v * factor for factor in rescale_factors(result) for v in values]
     covered = Allowed(values)
     structured, narrative = _split(result)
-    shown_names = tuple(names)
+    shown_names = (*names, *(t for r in rates for t in (r.as_of.isoformat(), r.source)))
     found = [
         Fabrication(n, "structured")
         for n in _numbers(_blank_known_text(structured, result, shown_names, year_end_month))
-        if not covered.holds(n)
+        if not covered.holds(n) and not converted.holds(n)
     ]
     if narrative is not None:
         found += [Fabrication(n, "narrative") for n in _ungrounded(narrative, result)]
@@ -171,6 +182,48 @@ def fabricated_numbers(
             for sentence in sentences(narrative.body):
                 found += [Fabrication(n, "narrative") for n in contradicting(sentence)]
     return found
+
+
+def _conversion_factors(
+    result: AgentResult, rates: Sequence[ExchangeRateDef]
+) -> tuple[list[ExchangeRateDef], list[float]]:
+    """The declared rates from a found figure's currency into the currency the question asks
+    for, and the factors they multiply a value by (the rate, times the power of ten from the
+    figure's scale to the scale asked)."""
+    scale, currency = requested(result.intent)
+    if currency is None or not rates:
+        return [], []
+    used: dict[ExchangeRateDef, None] = {}
+    factors: set[float] = set()
+    for fact in result.tool_results:
+        if not isinstance(fact, FoundFact):
+            continue
+        try:
+            unit = Unit.parse(fact.unit)
+        except ValueError:
+            continue
+        power = unit.scale - scale if scale is not None and unit.kind is UnitKind.AMOUNT else 0
+        for rate in rates:
+            if rate.from_currency == unit.currency and rate.to_currency == currency:
+                used[rate] = None
+                factors.add(float(rate.rate) * 10.0**power)
+    return list(used), sorted(factors)
+
+
+class _Rounded:
+    """Values a number may state rounded to its own last digit ("19,300.6", "3.12")."""
+
+    def __init__(self, values: Iterable[float]) -> None:
+        self._values = sorted(abs(v) for v in values if math.isfinite(v))
+
+    def holds(self, number: str) -> bool:
+        stated = _as_float(number)
+        if stated is None or not self._values:
+            return False
+        digits = _canonical(number).partition(".")[2]
+        slack = 0.5 * 10.0 ** -len(digits) + _TOLERANCE
+        at = bisect.bisect_left(self._values, stated - slack)
+        return at < len(self._values) and self._values[at] <= stated + slack
 
 
 def _contradicting(section: NarrativeSection, facts: FactCheck) -> list[str]:

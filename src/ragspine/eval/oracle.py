@@ -230,6 +230,7 @@ class Oracle:
             names=profile_names(profile),
             ratios=ratios,
             year_end_month=profile.fiscal.year_end_month,
+            exchange_rates=profile.exchange_rates,
         )
 
     def keys_about(self, case: GoldenCase, intent: ParsedIntent | None) -> set[TruthKey]:

@@ -8,6 +8,7 @@ its third quarter (2025Q3) from October to December 2024; a split-year label suc
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -77,6 +78,15 @@ class FiscalCalendar:
     def splits_years(self) -> bool:
         """Whether a fiscal year spans two calendar years ("FY2024/25" names one)."""
         return self.year_end_month != 12
+
+    def period_end(self, period: Period) -> date:
+        """The last day of a fiscal year, half or quarter (31 March 2025 ends FY2025 under a
+        March year end, 30 September 2024 its first half)."""
+        months = 12 if period.type == "FY" else (6 if period.type[0] == "H" else 3)
+        last = months * (1 if period.type == "FY" else int(period.type[1]))  # fiscal month
+        month = (self.year_end_month + last - 1) % 12 + 1
+        year = period.year if month <= self.year_end_month else period.year - 1
+        return date(year, month, calendar.monthrange(year, month)[1])
 
     def period_ending(self, year: int, month: int, months: int) -> Period | None:
         """The fiscal year (12), half (6) or quarter (3) of ``months`` months ending in

@@ -18,6 +18,7 @@ from pydantic import (
 
 from ragspine.profile.alias_clashes import alias_clash
 from ragspine.profile.derived import derived_issue
+from ragspine.profile.exchange_rates import ExchangeRateDef, exchange_rate_issue
 from ragspine.profile.hierarchy import hierarchy_issue
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.units import CANONICAL_SCALE, Unit, UnitKind, is_currency
@@ -273,6 +274,7 @@ class DomainProfile(_Frozen):
     competitors: tuple[CompetitorDef, ...] = ()
     groups: tuple[GroupDef, ...] = ()
     derived: tuple[DerivedDef, ...] = ()
+    exchange_rates: tuple[ExchangeRateDef, ...] = ()
     sensitivity: SensitivitySection = SensitivitySection()
     # Matchers compiled from this profile (glossary, parser lexicon), built on first use and
     # kept with the profile they describe, so a second profile can never be served the first
@@ -289,7 +291,9 @@ class DomainProfile(_Frozen):
         issue = derived_issue(self.metrics, self.derived, self.company.reporting_currency)
         if issue is not None:
             raise ProfileIssue(*issue)
-        issue = hierarchy_issue(self.entities, self.groups)
+        issue = hierarchy_issue(self.entities, self.groups) or exchange_rate_issue(
+            self.exchange_rates
+        )
         if issue is not None:
             raise ProfileIssue(*issue)
         if self.company.home_entity not in {e.code for e in self.entities}:

@@ -25,6 +25,37 @@ class Messages(Protocol):
     def not_rescalable(self, units: list[str]) -> str: ...
     def no_conversion(self, asked: str, reported: list[str]) -> str: ...
     def no_currency(self, units: list[str]) -> str: ...
+    def converted(
+        self,
+        subject: str,
+        label: str,
+        value: str,
+        stated: str,
+        rate: str,
+        source: str,
+        target: str,
+        as_of: str,
+        reference: str,
+        doc: str,
+        locator: str,
+    ) -> str: ...
+    def rate_post_dated(
+        self, asked: str, reported: str, periods: list[str], earliest: str
+    ) -> str: ...
+    def computed_converted(
+        self,
+        label: str,
+        value: str,
+        stated: str,
+        rate: str,
+        source: str,
+        target: str,
+        as_of: str,
+        reference: str,
+    ) -> str: ...
+    def computed_not_converted(
+        self, stated: str, source: str, asked: str, dates: list[str]
+    ) -> str: ...
     def found(self, subject: str, value: str, doc: str, locator: str) -> str: ...
     def row_labelled(self, subject: str, label: str) -> str: ...
     def not_found(self, metric: str, entity: str, period: str, channel: str) -> str: ...

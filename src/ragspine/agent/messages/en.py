@@ -103,6 +103,57 @@ def no_currency(units: list[str]) -> str:
     return f"Not converted: {', '.join(units)} is not an amount of money, so it has no currency."
 
 
+def converted(
+    subject: str,
+    label: str,
+    value: str,
+    stated: str,
+    rate: str,
+    source: str,
+    target: str,
+    as_of: str,
+    reference: str,
+    doc: str,
+    locator: str,
+) -> str:
+    return (
+        f"{subject} in {label}: {value} (= {stated} × {rate} {target} per {source}, rate as of "
+        f"{as_of}, rate source: {reference}; figure source: {doc} · {locator})"
+    )
+
+
+def rate_post_dated(asked: str, reported: str, periods: list[str], earliest: str) -> str:
+    return (
+        f"Not converted into {asked}: every {reported}→{asked} rate declared in the profile is "
+        f"dated after the end of {', '.join(periods)} (the earliest is of {earliest}), so "
+        f"those figures stay in {reported} as reported."
+    )
+
+
+def computed_converted(
+    label: str,
+    value: str,
+    stated: str,
+    rate: str,
+    source: str,
+    target: str,
+    as_of: str,
+    reference: str,
+) -> str:
+    return (
+        f"Computed figure in {label}: {value} (= {stated} × {rate} {target} per {source}, rate "
+        f"as of {as_of}, rate source: {reference}; converted once from the computed figure)"
+    )
+
+
+def computed_not_converted(stated: str, source: str, asked: str, dates: list[str]) -> str:
+    return (
+        f"Computed figure {stated} not converted into {asked}: its inputs take different "
+        f"{source}→{asked} rates (as of {', '.join(dates)}), so no one rate converts it; each "
+        "input is converted on its own line."
+    )
+
+
 def found(subject: str, value: str, doc: str, locator: str) -> str:
     return f"{subject}: {value} (source: {doc} · {locator})"
 

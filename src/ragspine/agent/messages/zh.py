@@ -76,6 +76,55 @@ def no_currency(units: list[str]) -> str:
     return f"未换算币种：{'、'.join(units)} 不是金额，没有币种可换算。"
 
 
+def converted(
+    subject: str,
+    label: str,
+    value: str,
+    stated: str,
+    rate: str,
+    source: str,
+    target: str,
+    as_of: str,
+    reference: str,
+    doc: str,
+    locator: str,
+) -> str:
+    return (
+        f"{subject}（折合{label}）：{value}（= {stated} × {rate}，{source}→{target} 汇率，"
+        f"汇率日期 {as_of}，汇率来源：{reference}；数据来源：{doc} · {locator}）"
+    )
+
+
+def rate_post_dated(asked: str, reported: str, periods: list[str], earliest: str) -> str:
+    return (
+        f"未换算为 {asked}：配置中声明的 {reported}→{asked} 汇率均晚于 {'、'.join(periods)} 的"
+        f"期末（最早一项为 {earliest}），这些数字仍按报告币种 {reported} 列示。"
+    )
+
+
+def computed_converted(
+    label: str,
+    value: str,
+    stated: str,
+    rate: str,
+    source: str,
+    target: str,
+    as_of: str,
+    reference: str,
+) -> str:
+    return (
+        f"计算结果折合{label}：{value}（= {stated} × {rate}，{source}→{target} 汇率，"
+        f"汇率日期 {as_of}，汇率来源：{reference}；由计算结果一次换算）"
+    )
+
+
+def computed_not_converted(stated: str, source: str, asked: str, dates: list[str]) -> str:
+    return (
+        f"计算结果 {stated} 未换算为 {asked}：其各项数据适用不同的 {source}→{asked} 汇率"
+        f"（汇率日期 {'、'.join(dates)}），没有单一汇率可换算；各项数据已分别换算。"
+    )
+
+
 def found(subject: str, value: str, doc: str, locator: str) -> str:
     return f"{subject}：{value}（来源：{doc} · {locator}）"
 
