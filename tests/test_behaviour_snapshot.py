@@ -27,9 +27,10 @@ from ragspine.workspace import Workspace
 SNAPSHOT = Path(__file__).parent / "data" / "behaviour_snapshot.json"
 
 
-def _wire(result: Any) -> dict[str, Any]:
-    # The demo and the golden cases run on the shipped example profile: its names are pinned too.
-    out: dict[str, Any] = to_response(result, load_profile()).model_dump()
+def _wire(result: Any, profile_path: Path | None = None) -> dict[str, Any]:
+    # The demo and the golden cases run on the shipped example profile, a case over another
+    # company's corpus on that company's: its names are pinned too.
+    out: dict[str, Any] = to_response(result, load_profile(profile_path)).model_dump()
     out["request_id"] = ""
     return out
 
@@ -47,7 +48,7 @@ def _current(tmp: Path) -> dict[str, Any]:
 
         def ask(case: Any) -> Any:
             result = asker(case)
-            answers[case.id] = _wire(result)
+            answers[case.id] = _wire(result, case.corpus.own_profile)
             return result
 
         golden = run_golden_eval(ask, cases).to_dict()

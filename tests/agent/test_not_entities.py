@@ -210,6 +210,8 @@ def test_one_entity_workspace_never_asks_or_assumes_which_entity() -> None:
         "What were Prudential claims incurred in FY2024?",
         "Claims incurred of the Healthcare division in FY2024",
         "Claims incurred FY2024 for Summit Insurance",
+        # A table word inside an organisation's name does not excuse the name.
+        "Underwriting Holdings claims incurred FY2024",
     ],
 )
 def test_one_entity_workspace_still_asks_about_an_organisation_it_lacks(question: str) -> None:
@@ -222,6 +224,9 @@ def test_one_entity_workspace_reads_table_words_as_no_entity() -> None:
         "Net premiums earned as at December 31, 2024",
         "Net premiums earned FY2024 under IFRS 17",
         "Net Premiums Earned FY2024 (Restated)",
+        # An insurer's table heading before its row label, as its sheets print it.
+        "Underwriting Net premiums earned FY2024",
+        "Net premiums earned FY2024 (Underwriting)",
     ):
         intent = parse(question, profile)
         assert (intent.unknown_entities, intent.metrics) == ((), ("PREMIUMS",)), question

@@ -107,6 +107,7 @@ def test_a_case_is_asked_over_the_demo_corpus_unless_it_names_another() -> None:
     case = parse_case(json.dumps(line))
     assert case.corpus is Corpus.TRUST
     assert case.expect.cited_docs == ("memos/a.md", "shared/a.md")
+    assert parse_case(json.dumps({**GOOD, "corpus": "one_entity"})).corpus is Corpus.ONE_ENTITY
 
 
 def test_an_expected_value_is_keyed_by_its_slots() -> None:
@@ -139,7 +140,10 @@ def test_an_expected_value_is_keyed_by_its_slots() -> None:
         ({**GOOD, "reference_date": "26/11/2026"}, "not a YYYY-MM-DD date"),
         ({**GOOD, "reference_date": 20261126}, "must be a YYYY-MM-DD string"),
         ({**GOOD, "clearance": "SECRET"}, "valid options"),
-        ({**GOOD, "corpus": "poisoned"}, "unknown corpus 'poisoned'; valid options: demo, trust"),
+        (
+            {**GOOD, "corpus": "poisoned"},
+            "unknown corpus 'poisoned'; valid options: demo, trust, one_entity",
+        ),
         ({**GOOD, "corpus": 1}, "'corpus' must be a non-empty string"),
         ({**GOOD, "expect": {"cited_docs": "memos/a.md"}}, "'cited_docs' must be a list"),
         ("[1, 2]", "each line must be one JSON object"),

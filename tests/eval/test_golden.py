@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ragspine.demo import kestrel
+from ragspine.demo.corpora import Corpus
 from ragspine.demo.corpus import GroundTruth, load_ground_truth
 from ragspine.demo.tour import CORPUS_DIR, build_demo_workspace
 from ragspine.eval.baseline import check_baseline
@@ -180,28 +182,71 @@ def test_known_issues_are_rare_and_described(
 def test_every_expected_value_is_a_ground_truth_fact(
     splits: dict[Split, list[GoldenCase]], split: Split, truth: GroundTruth
 ) -> None:
-    """Value, unit, document and locator of every expectation, against the generator's truth,
-    visible at the case's clearance (the restated 2,880 is a review item, never a fact)."""
-    facts = {
-        (f.metric_code, f.entity, _label(f.period_type, f.period), f.channel, f.doc, f.locator): f
-        for f in truth.facts
-    }
+    """Value, unit, document and locator of every expectation, against the truth of the case's
+    corpus, visible at the case's clearance: the demo generator's (the restated 2,880 is a
+    review item, never a fact), or Kestrel Mutual's hand-written table for the one-entity
+    corpus."""
+    facts = {Corpus.DEMO: _demo_facts(truth), Corpus.ONE_ENTITY: _kestrel_facts()}
+    facts[Corpus.TRUST] = facts[Corpus.DEMO]
     wrong = []
     for case in splits[split]:
         for v in case.expect.values:
-            fact = facts.get((v.metric, v.entity, v.period_label, v.channel, v.doc, v.locator))
-            if (
-                fact is None
-                or (fact.value, fact.unit) != (v.value, v.unit)
-                or not case.clearance.allows(Sensitivity.parse(fact.sensitivity))
-            ):
+            key = (v.metric, v.entity, v.period_label, v.channel, v.doc, v.locator)
+            fact = facts[case.corpus].get(key)
+            if fact is None or fact[:2] != (v.value, v.unit) or not case.clearance.allows(fact[2]):
                 wrong.append(f"{case.id}: {v.key} = {v.value} {v.unit} @ {v.doc} · {v.locator}")
     mismatched = shown(split, wrong)
     assert mismatched in ([], 0)
 
 
+# metric, entity, period label, channel, document, locator -> value, unit, level
+Facts = dict[tuple[str, str, str, str, str, str], tuple[float, str, Sensitivity]]
+
+
+def _demo_facts(truth: GroundTruth) -> Facts:
+    return {
+        (f.metric_code, f.entity, _label(f.period_type, f.period), f.channel, f.doc, f.locator): (
+            f.value,
+            f.unit,
+            Sensitivity.parse(f.sensitivity),
+        )
+        for f in truth.facts
+    }
+
+
+def _kestrel_facts() -> Facts:
+    level = Sensitivity.parse(kestrel.SENSITIVITY)
+    return {
+        (f.metric, f.entity, f.period, f.channel, f.doc, f.locator): (f.value, f.unit, level)
+        for f in kestrel.EXPECTED_FACTS
+    }
+
+
 def _label(period_type: str, period: str) -> str:
     return f"FY{period}" if period_type == "FY" else f"{period}{period_type}"
+
+
+def test_the_one_entity_cases_probe_every_rule_in_both_languages(
+    splits: dict[Split, list[GoldenCase]],
+) -> None:
+    """The dev cases over the one-entity corpus cover each entity rule of issue 27 and the
+    longest row label, in Chinese and English; none asks which entity except about a unit the
+    profile lacks, and each of those forbids the company's figure."""
+    cases = [c for c in splits[Split.DEV] if c.corpus is Corpus.ONE_ENTITY]
+    rules = ("date", "acronym", "table_words", "unknown_unit", "longest_label", "assumption")
+    tags = Counter(t for c in cases for t in c.tags)
+    assert {rule: tags[rule] for rule in rules if tags[rule] == 0} == {}
+    assert {rule for c in cases if "zh" in c.tags for rule in c.tags} >= {
+        "date",
+        "acronym",
+        "unknown_unit",
+        "longest_label",
+    }
+    asked_entity = [c for c in cases if c.expect.reason == "unknown_entity"]
+    assert {c.id for c in asked_entity} == {c.id for c in cases if "unknown_unit" in c.tags}
+    assert all(c.expect.forbidden for c in asked_entity)
+    assumed = [c.expect.assumed for c in cases if c.expect.assumed is not None]
+    assert assumed and all("entity" not in a for a in assumed)
 
 
 # --------------------------------------------------------------------------- the full run

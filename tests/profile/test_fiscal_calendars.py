@@ -142,8 +142,70 @@ def test_ranges_and_plain_years_keep_their_meaning() -> None:
     assert unnamed == []
     # An amount with a slash is no year at all.
     assert read("2,024/25", MARCH) == ([], [])
-    # A month and a year without a day stay a year: the month names no period.
-    assert read("March 2025", MARCH)[0] == [("FY2025", "2025")]
+    # A month and a year without a day name the fiscal year holding the month, never a half
+    # or quarter ending in it.
+    assert read("March 2025", MARCH)[0] == [("FY2025", "March 2025")]
+    assert read("Revenue June 2025", DECEMBER)[0] == [("FY2025", "June 2025")]
+
+
+@pytest.mark.parametrize(
+    ("text", "calendar", "label"),
+    [
+        # A month of a year names the fiscal year holding it: under a June year end December
+        # 2024 lies in FY2025 (it was read as the bare year, FY2024, a year already closed).
+        ("Gross written premiums December 2024", JUNE, "FY2025"),
+        ("Premiums Dec 2024", JUNE, "FY2025"),
+        ("Premiums Dec-2024", JUNE, "FY2025"),
+        ("2024年12月的保费", JUNE, "FY2025"),
+        ("Revenue Dec. 2024", MARCH, "FY2025"),
+        ("Revenue April 2024", MARCH, "FY2025"),
+        ("Revenue March 2024", MARCH, "FY2024"),
+        # Under a December year end the fiscal year is the calendar year, as before.
+        ("Revenue September 2024", DECEMBER, "FY2024"),
+        ("2024年9月的收入", DECEMBER, "FY2024"),
+        # A period "ended" in a month written without its day is read as with the day.
+        ("six months ended December 2024", JUNE, "2025H1"),
+        ("截至2024年12月止六个月", JUNE, "2025H1"),
+        ("year ended June 2025", JUNE, "FY2025"),
+        ("six months ended June 2025", DECEMBER, "2025H1"),
+        ("three months ended March 2025", DECEMBER, "2025Q1"),
+        # A date written with hyphens is a date.
+        ("as at 31-Dec-2024", JUNE, "2025H1"),
+        ("for the twelve months ended 30-Jun-2024", JUNE, "FY2024"),
+        ("31-Dec-2024", DECEMBER, "FY2024"),
+    ],
+)
+def test_a_month_of_a_year_is_read_under_the_calendar(
+    text: str, calendar: FiscalCalendar, label: str
+) -> None:
+    found, unnamed = read(text, calendar)
+    assert [found_label for found_label, _ in found] == [label]
+    assert unnamed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "calendar"),
+    [
+        # No fiscal period of the calendar ends in that month: asked back, never a bare year.
+        ("year ended June 2025", MARCH),
+        ("year ended March 2025", DECEMBER),
+        ("six months ended December 2024", MARCH),
+        ("for the twelve months ended 30-Jun-2024", DECEMBER),
+    ],
+)
+def test_a_period_ended_in_a_month_no_period_ends_in_names_none(
+    text: str, calendar: FiscalCalendar
+) -> None:
+    assert read(text, calendar) == ([], [text])
+
+
+def test_a_month_range_or_a_date_is_no_month_of_a_year() -> None:
+    # "Jan-Dec 2024" is a span of months, not December 2024: its year stays the bare year.
+    assert read("Revenue Jan-Dec 2024", JUNE)[0] == [("FY2024", "2024")]
+    assert read("Revenue Jan - Dec 2024", JUNE)[0] == [("FY2024", "2024")]
+    # 2025年1月-9月 is a part of a year (asked back), 2024年12月31日 a date.
+    assert read("2025年1月-9月", JUNE) == ([], ["2025年1月-9月"])
+    assert read("2024年12月31日", JUNE)[0] == [("2025H1", "2024年12月31日")]
 
 
 def test_period_ending_and_period_of_month() -> None:

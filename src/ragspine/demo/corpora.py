@@ -1,6 +1,11 @@
-"""The corpora a golden case is asked over: the demo corpus, alone or with extra documents.
+"""The corpora a golden case is asked over: the demo corpus, alone or with extra documents, or
+another company's corpus in a workspace of its own.
 
-``demo`` is the ACME corpus ``ragspine demo`` generates. ``trust`` adds documents written to
+``demo`` is the ACME corpus ``ragspine demo`` generates. ``one_entity`` is Kestrel Mutual
+(``demo.kestrel``), a company with a single entity, under its own profile: the entity rules a
+one-entity workspace needs (it never asks which entity; months, dates, standards and table
+words are no entities; a unit it lacks is never answered with the company's figure) and the
+longest row label are judged end to end on it. ``trust`` adds documents written to
 mislead an answer, so the narrative trust rules are judged end to end without changing the
 demo itself:
 
@@ -23,8 +28,9 @@ import json
 from pathlib import Path
 
 from ragspine.demo import corpus_content as content
+from ragspine.demo import kestrel
 from ragspine.demo.corpus_writers import FlowSpec, Heading, Para, write_md
-from ragspine.demo.tour import build_demo_workspace
+from ragspine.demo.tour import build_demo_workspace, build_kestrel_workspace
 from ragspine.enums import ParseableEnum
 from ragspine.workspace import Workspace
 
@@ -41,6 +47,12 @@ class Corpus(ParseableEnum, label="corpus"):
 
     DEMO = "demo"
     TRUST = "trust"
+    ONE_ENTITY = "one_entity"
+
+    @property
+    def own_profile(self) -> Path | None:
+        """The profile of a corpus that is another company's (``None``: the demo's)."""
+        return kestrel.profile_path() if self is Corpus.ONE_ENTITY else None
 
 
 def poisoned_memo() -> FlowSpec:
@@ -113,8 +125,8 @@ def filler_memo() -> FlowSpec:
 
 def write_extra(corpus: Corpus, out_dir: Path) -> list[Path]:
     """Write ``corpus``'s documents beyond the demo corpus into ``out_dir``; the folders to
-    ingest beside the demo corpus (none for ``demo``)."""
-    if corpus is Corpus.DEMO:
+    ingest beside the demo corpus (none for ``demo``, nor for another company's corpus)."""
+    if corpus is not Corpus.TRUST:
         return []
     strategy = content.strategy_memo()
     documents = {
@@ -135,8 +147,12 @@ def write_extra(corpus: Corpus, out_dir: Path) -> list[Path]:
 
 
 def build_corpus_workspace(corpus: Corpus, workspace_dir: Path) -> Workspace:
-    """The demo workspace in ``workspace_dir``, with ``corpus``'s extra documents ingested
-    beside the demo corpus (written to ``workspace_dir/extra``)."""
+    """The workspace of ``corpus`` in ``workspace_dir``: another company's under its own
+    profile, else the demo workspace with ``corpus``'s extra documents ingested beside the demo
+    corpus (written to ``workspace_dir/extra``)."""
+    if corpus is Corpus.ONE_ENTITY:
+        workspace, _ = build_kestrel_workspace(Path(workspace_dir))
+        return workspace
     extra = write_extra(corpus, Path(workspace_dir) / EXTRA_DIR)
     workspace, _ = build_demo_workspace(Path(workspace_dir), extra=extra)
     return workspace

@@ -21,6 +21,10 @@ from the generation spec, never from the store or the answer's tool results:
   the caller may see, and stating amounts none of which equals one of them at a plausible
   unit scale, has all its amounts counted.
 
+A corpus of another company (``one_entity``: Kestrel Mutual, ``demo.kestrel``) is judged
+against its own hand-written truth and read with its own profile (its aliases, its fiscal
+year end, its default channel), whatever profile the oracle was given for the demo's.
+
 Limits: the truth covers the tables of the demo corpus (``trust`` adds prose only); a value is
 judged, not its label, so in a change both years' values pass whichever label they carry; a
 case without expected values is judged on the keys the engine parsed, so a question parsed as
@@ -37,15 +41,17 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from ragspine.agent.types import AgentResult, ParsedIntent, Slots
+from ragspine.demo import kestrel
 from ragspine.demo.corpora import Corpus
 from ragspine.demo.corpus import demo_documents
 from ragspine.demo.corpus_truth import (
     DocumentTruth,
     FactTruth,
     compute_ground_truth,
+    split_period,
     table_outcomes,
 )
 from ragspine.eval.cases import GoldenCase
@@ -57,6 +63,7 @@ from ragspine.eval.fabrication import (
     fabricated_numbers,
     profile_names,
 )
+from ragspine.profile.loader import load_profile
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.periods import FiscalCalendar, find_periods
 from ragspine.profile.sensitivity import Sensitivity
@@ -139,11 +146,40 @@ def demo_truth() -> TruthTable:
     return TruthTable.of(truth.facts, restated, truth.documents)
 
 
+@lru_cache(maxsize=1)
+def kestrel_truth() -> TruthTable:
+    """The one-entity corpus's truth: Kestrel Mutual's hand-written table values."""
+    facts = [
+        FactTruth(
+            metric_code=f.metric,
+            entity=f.entity,
+            channel=f.channel,
+            period_type=split_period(f.period)[0],
+            period=split_period(f.period)[1],
+            value=f.value,
+            unit=f.unit,
+            doc=f.doc,
+            locator=f.locator,
+            sensitivity=kestrel.SENSITIVITY,
+        )
+        for f in kestrel.EXPECTED_FACTS
+    ]
+    documents = {DocumentTruth(f.doc, f.sensitivity, f.doc.rsplit(".", 1)[-1]) for f in facts}
+    return TruthTable.of(facts, documents=documents)
+
+
 def corpus_truth(corpus: Corpus) -> TruthTable:
     """The truth of a case's corpus: ``trust`` adds prose only, so it is the demo's."""
     if corpus in (Corpus.DEMO, Corpus.TRUST):
         return demo_truth()
+    if corpus is Corpus.ONE_ENTITY:
+        return kestrel_truth()
     raise ValueError(f"no ground truth is written for the corpus {corpus.value!r}")
+
+
+@cache
+def _own_profile(path: str) -> DomainProfile:
+    return load_profile(path)
 
 
 @dataclass(frozen=True)
@@ -157,6 +193,15 @@ class Oracle:
     def table(self, corpus: Corpus) -> TruthTable:
         return self.truth[corpus] if self.truth is not None else corpus_truth(corpus)
 
+    def reader(self, corpus: Corpus) -> tuple[DomainProfile, str]:
+        """The profile ``corpus``'s answers are read with, and its default channel: the
+        oracle's own for the demo's corpora, a company's own for its corpus."""
+        own = corpus.own_profile
+        if own is None:
+            return self.profile, self.default_channel
+        profile = _own_profile(str(own))
+        return profile, profile.defaults.channel
+
     def fabrications(
         self, case: GoldenCase, result: AgentResult, *, keys: Iterable[TruthKey] | None = None
     ) -> list[Fabrication]:
@@ -167,13 +212,12 @@ class Oracle:
         widens them, so an answer for another key than asked counts.
         """
         table = self.table(case.corpus)
+        profile, channel = self.reader(case.corpus)
         keys = self.keys_about(case, result.intent) if keys is None else set(keys)
         values = [v for key in keys for v in table.values(key, case.clearance)]
         pending = [v for key in keys for v in table.pending_values(key, case.clearance)]
-        check = TruthContradictions(
-            table, self.profile, case.reference_date, case.clearance, self.default_channel
-        )
-        asked = asked_slots(result.intent, self.default_channel) if result.intent else set()
+        check = TruthContradictions(table, profile, case.reference_date, case.clearance, channel)
+        asked = asked_slots(result.intent, channel) if result.intent else set()
         ratios = ratio_values(
             result.intent, asked, lambda slots: table.values(_key(slots), case.clearance)
         )
@@ -181,16 +225,17 @@ class Oracle:
             result,
             allowed_values=values,
             pending_values=pending,
-            default_channel=self.default_channel,
+            default_channel=channel,
             contradicting=check.contradicting,
-            names=profile_names(self.profile),
+            names=profile_names(profile),
             ratios=ratios,
-            year_end_month=self.profile.fiscal.year_end_month,
-            exchange_rates=self.profile.exchange_rates,
+            year_end_month=profile.fiscal.year_end_month,
+            exchange_rates=profile.exchange_rates,
         )
 
     def keys_about(self, case: GoldenCase, intent: ParsedIntent | None) -> set[TruthKey]:
         """The case's expected keys (with base years for a change), else the parsed slots."""
+        _, channel = self.reader(case.corpus)
         if case.expect.values:
             keys = {(v.metric, v.entity, v.period_label, v.channel) for v in case.expect.values}
             if intent is not None and asks_base_year(intent):
@@ -198,11 +243,11 @@ class Oracle:
             if intent is not None and intent.analysis is not None:
                 # A computed answer shows every input it used (the whole, the units left
                 # out, each year of a span), each judged by its own truth value.
-                keys |= {_key(s) for s in asked_slots(intent, self.default_channel)}
+                keys |= {_key(s) for s in asked_slots(intent, channel)}
             return keys
         if intent is None:
             return set()
-        return {_key(s) for s in asked_slots(intent, self.default_channel)}
+        return {_key(s) for s in asked_slots(intent, channel)}
 
 
 def _key(slots: Slots) -> TruthKey:

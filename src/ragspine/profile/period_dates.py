@@ -6,9 +6,14 @@ such a label names no period of the profile. "Year ended 31 March 2025", "six mo
 30 September 2024" and "截至2025年3月31日止年度" name the year, half or quarter ending then,
 or no period when the profile's calendar has none ending that month (a "year ended 31
 December" under a March year end). A date alone ("as at 31 March 2025", "December 31, 2019",
-"2019年12月31日") names the longest fiscal period ending in its month, else the fiscal year
-that holds it. A rule that finds no period for its text resolves to None: the text is still read as
-one period expression, so neither its year nor its month name is read as anything else.
+"2019年12月31日", "31-Dec-2019") names the longest fiscal period ending in its month, else the
+fiscal year that holds it. A period "ended" in a month written without its day ("six months
+ended December 2024", "截至2024年12月止六个月") is read as with the day. A month of a year alone
+("December 2024", "2024年12月") names the fiscal year holding that month: under a June year end
+December 2024 lies in FY2025, never in FY2024 (under a December year end it is the calendar
+year, as a bare year is). A rule that finds no period for its text resolves to None: the text is
+still read as one period expression, so neither its year nor its month name is read as anything
+else.
 """
 
 from __future__ import annotations
@@ -87,12 +92,16 @@ _DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
 # "December 31, 2019", "Dec. 31 2019", "31 December 2019", "31st Mar, 2025", "2019-12-31".
 _DATE_EN = (
     rf"(?:(?P<ma>{_MONTH})\s*(?P<da>{_DAY}),?\s*(?P<ya>{_Y4})"
-    rf"|(?P<db>{_DAY})\s*(?P<mb>{_MONTH}),?\s*(?P<yb>{_Y4})"
+    rf"|(?P<db>{_DAY})(?:\s*|-)(?P<mb>{_MONTH})(?:,?\s*|-)(?P<yb>{_Y4})"
     rf"|(?P<yi>{_Y4})[-/.](?P<mi>1[0-2]|0?[1-9])[-/.](?P<di>[0-3]?\d))(?!\d)"
 )
 _DATE_ZH = (
     r"(?P<yz>(?:199\d|20\d\d))\s*年\s*(?P<mz>1[0-2]|0?[1-9])\s*月\s*(?P<dz>[0-3]?\d)\s*[日号]"
 )
+# A month of a year without its day: "December 2024", "Dec-2024", "2024年12月" — never the
+# first month of a range ("2025年1月-9月", a part of a year) nor a date's month.
+_MONTH_YEAR_EN = rf"(?P<mm>{_MONTH})(?:,?\s*|-)(?P<ym>{_Y4})(?!\d)"
+_MONTH_YEAR_ZH = rf"(?P<ymz>{_Y4})\s*年\s*(?P<mmz>1[0-2]|0?[1-9])\s*月(?!\s*\d)(?!\s*[-–~～至到])"
 _LENGTH_EN = {
     "year": 12,
     "fiscal year": 12,
@@ -145,6 +154,8 @@ def _month(raw: str) -> int:
 
 def _day(m: Groups) -> tuple[int, int] | None:
     """The (year, month) of the matched date, None when its day cannot be a day."""
+    if m["mm"] or m["mmz"]:  # a month written without its day
+        return int(m["ym"] or m["ymz"]), _month(m["mm"] or m["mmz"])
     day = m["da"] or m["db"] or m["di"] or m["dz"]
     if not 1 <= int(day.rstrip("stndrh")) <= 31:
         return None
@@ -160,6 +171,12 @@ def _ended(months: int, m: Groups, cal: FiscalCalendar) -> Period | None:
 def _on_date(m: Groups, cal: FiscalCalendar) -> Period | None:
     found = _day(m)
     return None if found is None else cal.period_of_month(*found)
+
+
+def _in_month(m: Groups, cal: FiscalCalendar) -> Period:
+    """The fiscal year holding the matched month."""
+    year, month = int(m["ym"] or m["ymz"]), _month(m["mm"] or m["mmz"])
+    return shared_period(cal.fiscal_year(date(year, month, 1)), "FY")
 
 
 def _split(m: Groups, cal: FiscalCalendar, kind: str) -> Period | None:
@@ -199,7 +216,7 @@ _SUB_AFTER = (
 # every alternative opening on a plain character, which the regex engine skips to quickly.
 _DATE_HINT = re.compile(
     "|".join(sorted({m[:3] for m in _MONTHS}))
-    + r"|月\s*\d{1,2}\s*[日号]|[/\-–]\s*\d\d(?!\d)|[-/.]\d{1,2}[-/.]\d"
+    + r"|月\s*\d{1,2}\s*[日号]|年\s*\d{1,2}\s*月|[/\-–]\s*\d\d(?!\d)|[-/.]\d{1,2}[-/.]\d"
 )
 
 
@@ -213,11 +230,12 @@ DATE_RULES: list[tuple[str, DateResolver]] = [
     # --- a period ending on a date: "for the year ended 31 March 2025", "截至…止六个月"
     (
         rf"{_B}(?:for\s+the\s+)?(?P<len>{alternation(list(_LENGTH_EN))})\s+end(?:ed|ing)\s+"
-        rf"(?:on\s+)?{_DATE_EN}",
+        rf"(?:on\s+)?(?:{_DATE_EN}|{_MONTH_YEAR_EN})",
         lambda m, d, c: _ended(_LENGTH_EN[" ".join(m["len"].lower().split())], m, c),
     ),
     (
-        rf"{_NOT_BEFORE}(?:(?:截至|截止)\s*)?{_DATE_ZH}\s*止?\s*(?P<lz>{alternation(list(_LENGTH_ZH))})",
+        rf"{_NOT_BEFORE}(?:(?:截至|截止)\s*)?(?:{_DATE_ZH}|{_MONTH_YEAR_ZH})\s*止?\s*"
+        rf"(?P<lz>{alternation(list(_LENGTH_ZH))})",
         lambda m, d, c: _ended(_LENGTH_ZH[m["lz"]], m, c),
     ),
     # A two-line Chinese header read top to bottom: "截至12月31日止年度" above "2019年".
@@ -229,6 +247,9 @@ DATE_RULES: list[tuple[str, DateResolver]] = [
     # --- a date alone: "as at 31 March 2025", "December 31, 2019", "于2019年12月31日"
     (rf"{_B}(?:(?:as\s+(?:at|of)|at)\s+)?{_DATE_EN}", lambda m, d, c: _on_date(m, c)),
     (rf"{_NOT_BEFORE}(?:(?:于|截至|截止)\s*)?{_DATE_ZH}", lambda m, d, c: _on_date(m, c)),
+    # --- a month of a year: "December 2024", "2024年12月" (not "Jan-Dec 2024", a range)
+    (rf"{_B}(?<![-–~～/])(?<![-–~～/]\s){_MONTH_YEAR_EN}", lambda m, d, c: _in_month(m, c)),
+    (rf"{_NOT_BEFORE}{_MONTH_YEAR_ZH}", lambda m, d, c: _in_month(m, c)),
     # --- split fiscal years, with a half or quarter before or after
     (rf"{_B}(?:{_SUB_BEFORE}){_SPLIT}", lambda m, d, c: _split(m, c, _sub_period(m))),
     (rf"{_NOT_BEFORE}{_SPLIT}{_SUB_AFTER}", lambda m, d, c: _split(m, c, _sub_period(m))),
