@@ -188,7 +188,7 @@ def read_analysis(
     if "cumulative" in kinds and several_periods and not groups:
         return Analysis(AnalysisOp.CUMULATIVE)
     ranked = kinds & {"high", "low", "rank", "fastest", "top", "bottom"}
-    # "total revenue from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
+    # "total sales from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
         return Analysis(AnalysisOp.CUMULATIVE)

@@ -1,13 +1,13 @@
-""" "Total revenue from FY2022 to FY2024": the word "total" asking for a cumulative total.
+""" "Total sales from FY2022 to FY2024": the word "total" asking for a cumulative total.
 
 "Total" (总, 合计, 总计, 总额) next to a metric asks for the whole of it. Over one period that is
-the plain figure ("total revenue in FY2024"), which the default channel already holds. Over a
+the plain figure ("total sales in FY2024"), which the default channel already holds. Over a
 range of several years ("from FY2022 to FY2024", "2022至2024年", "between FY2022 and FY2024")
 it asks for the sum over the range: ``total_asked`` finds the word, and
 ``agent.analysis_cues.read_analysis`` reads it as a cumulative total when no other computation
-is asked (a population — "total revenue of all regions" — is summed over its units instead).
+is asked (a population — "total sales of all regions" — is summed over its units instead).
 
-The word may reach the parser as part of a metric's alias ("total revenue", "总收入"), as the
+The word may reach the parser as part of a metric's alias ("total sales", "总销售额"), as the
 alias of the channel that sums the others ("total", "合计") or as a leftover word; all three
 read the same. It is no qualifier when the metric's own name holds it ("Total assets",
 "资产总额": the name of the figure, not a sum asked for), when the metric is a ratio (ratios do
@@ -31,7 +31,7 @@ _BEFORE_EN = re.compile(r"(?<![A-Za-z])total\s*$", re.IGNORECASE)
 _AFTER_EN = re.compile(r"^\s*(?:in\s+)?total(?![A-Za-z])", re.IGNORECASE)
 _BEFORE_ZH = ("合计", "总计", "总")
 _AFTER_ZH = ("合计", "总计", "总额")
-# What may stand between a Chinese total word and the metric before it ("集团的总收入").
+# What may stand between a Chinese total word and the metric before it ("公司的总销售额").
 _LINK_ZH = "的"
 
 
@@ -75,7 +75,7 @@ def _inside_alias(
     term: AliasHit, aliases: tuple[str, ...], names: tuple[str, ...]
 ) -> tuple[int, int] | None:
     """The total word of a metric alias that is the word and another name of the same
-    metric: "total revenue" ("revenue"), "总收入" ("收入"), "收入合计" ("收入")."""
+    metric: "total sales" ("sales"), "总销售额" ("销售额"), "销售额合计" ("销售额")."""
     said = term.text
     known = {alias_key(a) for a in aliases} | set(names)
     match = re.match(r"total\s+", said, re.IGNORECASE)
@@ -93,8 +93,8 @@ def _inside_alias(
 def _beside(
     text: str, term: AliasHit, terms: Sequence[AliasHit], total: str
 ) -> tuple[int, int] | None:
-    """The total word right before or after the metric ``term``: "total net profit",
-    "总营运利润", "营运利润合计", "net profit in total". It may be the total channel's alias
+    """The total word right before or after the metric ``term``: "total gross margin",
+    "总毛利", "毛利合计", "gross margin in total". It may be the total channel's alias
     but no other name."""
     before = text[: term.start].rstrip()
     spans: list[tuple[int, int]] = []

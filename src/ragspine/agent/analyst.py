@@ -146,7 +146,7 @@ def _sources(found: list[FoundFact]) -> list[Source]:
 
 
 def _missing_units(job: Job, codes: list[str], period: Period) -> None:
-    """Say which units have no figure for ``period``, by their names ("Macau FY2025")."""
+    """Say which units have no figure for ``period``, by their names ("Lisbon FY2025")."""
     missing(job, [f"{name} {period.label}" for name in job.entities(codes)])
 
 

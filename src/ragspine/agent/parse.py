@@ -191,7 +191,7 @@ def parse_intent(
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
     growth = bool(metrics) and bool(bases or cue_hits["growth"])
     analysis = None
-    # "total revenue from FY2022 to FY2024": "total" over a range of years asks for their sum.
+    # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum.
     total = None
     if metrics and not growth and ranged(period_hits, periods, between_asked(analyst_hits)):
         total = total_asked(text, term_hits, profile)
@@ -207,7 +207,7 @@ def parse_intent(
             entities = analysis_entities(analysis, entities)
             periods = periods_between(analysis, analyst_hits, periods)
             if total is not None and analysis.op is AnalysisOp.CUMULATIVE:
-                # "agency channel total net profit": the channel named beside "total" is summed
+                # "agency channel total gross margin": the channel named beside "total" is summed
                 kept = tuple(c for c in channels if c != total_channel(profile))
                 channels = kept or channels
     # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of

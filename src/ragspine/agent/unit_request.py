@@ -166,7 +166,7 @@ def _read_english(
             if i + size > len(tokens):
                 continue
             phrase = " ".join(t.group().lower() for t in tokens[i : i + size])
-            # A word may carry the sentence's full stop ("in HK dollars."); a spelling's own
+            # A word may carry the sentence's full stop ("in euros."); a spelling's own
             # dots ("u.s.") are tried first.
             stop = 0 if phrase in spellings else len(phrase) - len(phrase.rstrip("."))
             phrase = phrase[: len(phrase) - stop]
