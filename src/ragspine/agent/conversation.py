@@ -20,10 +20,11 @@ replaces only that slot. A question naming no metric that asks for what nothing 
 ("and its share?", "占比呢？", "那人均呢？", "and the median?") is the previous turn's figure
 with that qualifier: it takes the metric, entity and period it leaves out, and is answered
 "not computed", as the whole question asked at once would be (the answer computes nothing, so
-its line names no slot). A question that asks for prose ("why …", "what is …", "为什么占比这么高")
-and names no metric is not a follow-up; nor is a question when nothing was settled before it. A competitor name or an unknown name of an earlier turn is inherited
-too, so "and in FY2023?" after a refused question is refused (or asked about) again, never
-answered for the home entity.
+its line names no slot). A question that asks for prose ("why …", "what is …",
+"为什么占比这么高") and names no metric is not a follow-up; nor is a question when nothing was
+settled before it. A competitor name or an unknown name of an earlier turn is inherited too,
+so "and in FY2023?" after a refused question is refused (or asked about) again, never answered
+for the home entity.
 """
 
 from __future__ import annotations
