@@ -210,3 +210,70 @@ def test_an_inherited_slot_named_in_the_other_language_only_is_named_not_coded()
     assert merged is not None and "metric" in merged.inherited
     note = merged.note(profile)
     assert "订单额" in note and "BOOKINGS" not in note
+
+
+# A follow-up made only of a cue nothing computes: the previous figure with that qualifier.
+SHARE_CUES = [
+    ("and its share?", HK_2024, "Not answered: the question asks for 'share'"),
+    ("what about its share of the group?", HK_2024, "Not answered: the question asks for 'share'"),
+    ("and the median?", HK_2024, "Not answered: the question asks for 'median'"),
+    ("and per head?", HK_2024, "Not answered: the question asks for 'per head'"),
+    ("占比呢？", "香港FY2024的收入是多少", "未回答：问题要求「占比」"),
+    ("那人均呢？", "香港FY2024的收入是多少", "未回答：问题要求「人均」"),
+    ("中位数呢？", "香港FY2024的收入是多少", "未回答：问题要求「中位数」"),
+    ("那占集团的比例呢？", "香港FY2024的收入是多少", "未回答：问题要求「占集团的比例」"),
+]
+
+
+@pytest.mark.parametrize(("question", "previous", "said"), SHARE_CUES)
+def test_a_follow_up_asking_only_for_a_cue_nothing_computes_says_so(
+    store: CountingStore, question: str, previous: str, said: str
+) -> None:
+    """The previous turn's metric and period are carried over, and the answer says the cue is
+    not computed: no plain figure, no passage, no slot assumed in an opening line."""
+    result = ask(store, question, previous)
+    assert result.answer_kind is AnswerKind.CLARIFY, result.answer
+    assert result.answer.startswith(said), result.answer
+    assert {"metric", "period"} <= set(result.trace["inherited_slots"])
+    assert result.tool_results == [] and result.sources == [] and store.get_calls == 0
+    figure = stated("REVENUE", "ACME_HK", "2024")
+    assert f"{figure:,.1f}" not in result.answer and f"{figure:g}" not in result.answer
+    assert stated_values(result.answer) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("why?", HK_2024),
+        ("为什么？", "香港FY2024的收入是多少"),
+        ("why is its share so high?", HK_2024),
+        ("为什么占比这么高？", "香港FY2024的收入是多少"),
+    ],
+)
+def test_a_why_follow_up_stays_a_prose_question(
+    store: CountingStore, question: str, previous: str
+) -> None:
+    result = ask(store, question, previous)
+    assert result.answer_kind is AnswerKind.NO_CONTEXT  # no retriever in these tests
+    assert result.trace["inherited_slots"] == [] and result.tool_results == []
+    assert "Not answered" not in result.answer and "未回答" not in result.answer
+
+
+def test_a_cue_nothing_computes_without_history_is_answered_as_today(
+    store: CountingStore,
+) -> None:
+    """No earlier question: "and its share?" names no metric, so it is a prose question."""
+    for question in ("and its share?", "占比呢？"):
+        alone = ask(store, question)
+        assert alone.answer_kind is AnswerKind.NO_CONTEXT, alone.answer
+        assert alone.trace["inherited_slots"] == []
+
+
+def test_a_later_turn_keeps_the_cue_a_follow_up_asked_for(store: CountingStore) -> None:
+    result = ask(store, "And in FY2025?", HK_2024, "and its share?")
+    assert result.answer.splitlines() == [
+        "[Assumption] what was asked ('share'), from your previous question",
+        result.answer.splitlines()[1],
+    ]
+    assert result.answer.splitlines()[1].startswith("Not answered: the question asks for 'share'")
+    assert result.tool_results == []

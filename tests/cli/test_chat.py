@@ -132,3 +132,21 @@ def test_a_follow_up_to_a_ranking_ranks_the_same_units_for_the_new_year(workspac
     assert ranked[0].startswith(f"1. Hong Kong FY2025 Revenue: US$ {hk:,.0f} m (source: ")
     assert ranked[1].startswith(f"2. Macau FY2025 Revenue: US$ {mo:,.0f} m (source: ")
     assert "Not ranked (no figure found): Mainland China" in answer
+
+
+def test_a_follow_up_asking_for_a_share_says_it_is_not_computed(workspace: Path) -> None:
+    """ "占比呢？" keeps the previous question's slots and is answered "not computed", never
+    with the plain figure; "为什么？" after it stays a prose question."""
+    first, share, per_head, why = chat(
+        workspace, "香港FY2024的收入是多少", "占比呢？", "and per head?", "为什么？"
+    )
+    figure = value("REVENUE", "ACME_HK", "2024")
+    assert found_value(first) == figure
+    assert share["answer_kind"] == "clarify"
+    assert str(share["answer"]).startswith("未回答：问题要求「占比」")
+    assert str(per_head["answer"]).startswith("Not answered: the question asks for 'per head'")
+    for answer in (share, per_head):
+        assert answer["tool_results"] == [] and answer["sources"] == []
+        assert f"{figure:,.0f}" not in str(answer["answer"])
+    assert why["answer_kind"] != "clarify" and "未回答" not in str(why["answer"])
+    assert why["tool_results"] == []

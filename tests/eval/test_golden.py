@@ -91,12 +91,17 @@ def run(workspace: Path) -> EvalRun:
 def test_a_follow_up_case_is_asked_with_its_conversation(
     workspace: Path, splits: dict[Split, list[GoldenCase]]
 ) -> None:
-    """The dev follow-ups ("And in FY2023?") state their expected figure only when their
-    earlier questions reach the engine: asked alone, none names a figure at all."""
+    """The dev follow-ups ("And in FY2023?") take slots from their earlier questions, and
+    state their expected figure only when those reach the engine: asked alone, none names a
+    figure at all. One expecting a refusal ("And the median value?") is judged by the gates."""
     cases = [c for c in splits[Split.DEV] if c.previous]
     assert {"en", "zh"} <= {t for c in cases for t in c.tags}
+    assert any(c.expect.refuse for c in cases) and not all(c.expect.refuse for c in cases)
     with ask_with(workspace) as ask:
         for case in cases:
+            assert ask(case).trace["inherited_slots"], case.id
+            if case.expect.refuse:
+                continue
             wanted = [f"{v.value:,.0f}" for v in case.expect.values]
             assert wanted, case.id
             assert all(w in ask(case).answer for w in wanted), case.id

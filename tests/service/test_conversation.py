@@ -183,3 +183,35 @@ def test_a_follow_up_to_a_ranking_keeps_the_ranking_over_the_sdk(
     assert len(ranked) == len(order)
     for line, entity in zip(ranked, order, strict=True):
         assert figure(line) in truth_2023[entity] and "(source: " in line
+
+
+def test_a_follow_up_asking_for_a_share_is_not_computed_on_every_http_surface(
+    client: TestClient, service_keys: ServiceKeys, truth: GroundTruth
+) -> None:
+    """ "and its share?" after a figure keeps the figure's slots and says the share is not
+    computed — the same answer over the OpenAI SDK's history and the web page's ``history``
+    (``/v1/ask`` and ``/v1/ask/stream``); "why?" after it stays a prose question."""
+    first = "What was Hong Kong revenue in FY2024?"
+    hidden = values(truth, "REVENUE", "ACME_HK", "2024", restricted=True)
+    assert hidden  # the corpus states the figure the answer must not give in its place
+    openai = sdk(client, service_keys.internal)
+    answer, _ = chat(openai, [{"role": "user", "content": first}])
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": "and its share?"},
+    ]
+    text, extra = chat(openai, messages)
+    assert extra["answer_kind"] == "clarify", text
+    assert text.startswith("Not answered: the question asks for 'share'"), text
+    assert not extra["sources"] and not any(v in text for v in hidden)
+    body = {"question": "and its share?", "history": [first], "reference_date": REF}
+    page = client.post("/v1/ask", json=body, headers=INTERNAL).json()
+    assert page["answer_kind"] == "clarify"
+    assert text.startswith(page["answer"]) and page["answer"].endswith("with their sources.")
+    assert page["tool_results"] == []
+    stream = client.post("/v1/ask/stream", json=body, headers=INTERNAL)
+    assert stream.status_code == 200 and "asks for 'share'" in stream.text
+    why = client.post("/v1/ask", json={**body, "question": "why?"}, headers=INTERNAL).json()
+    assert why["answer_kind"] != "clarify" and "Not answered" not in why["answer"]
+    assert why["tool_results"] == []

@@ -77,3 +77,19 @@ def test_a_follow_up_to_a_ranking_ranks_the_units_again(page: Page, served: Serv
     for entity in ("ACME_HK", "ACME_CN", "ACME_MO"):
         assert any(figure in text for figure in shown(served, "REVENUE", entity, "2023"))
     assert not any(figure in text for figure in shown(served, "REVENUE", "ACME_HK", "2024"))
+
+
+def test_a_follow_up_asking_for_a_share_is_said_not_computed(page: Page, served: Served) -> None:
+    """ "占比呢？" after a figure is answered "not computed" (the page's session carries the
+    question's slots), not with the figure; "为什么？" after it stays a prose question."""
+    open_page(page, served, served.keys.internal)
+    ask(page, "香港FY2024的收入是多少")
+    share = ask(page, "占比呢？")
+    assert share.get_attribute("data-kind") == "clarify"
+    text = share.inner_text()
+    assert "未回答：问题要求「占比」" in text
+    for figure in shown(served, "REVENUE", "ACME_HK", "2024"):
+        assert figure not in text and figure.replace(",", "") not in text
+    why = ask(page, "为什么？")
+    assert why.get_attribute("data-kind") != "clarify"
+    assert "未回答" not in why.inner_text()

@@ -169,8 +169,9 @@ def answer_question(
             intent = _apply_assumptions(intent, clarification)
             trace.assumed_slots = sorted(clarification.assumed_slots)
         result = _route(run, intent, clarification)
-        if follow is not None and follow.inherited:
-            result.answer = f"{follow.note(profile)}\n{result.answer}"
+        note = follow.note(profile) if follow is not None else ""
+        if note:  # "" for an answer computing nothing that kept no cue of an earlier turn
+            result.answer = f"{note}\n{result.answer}"
         if clarification.assumption_note:
             result.answer = f"{clarification.assumption_note}\n{result.answer}"
 

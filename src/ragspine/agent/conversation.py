@@ -16,11 +16,15 @@ computation asked for (a ranking, total, exclusion, average, …) when it asks f
 leaves out what that computation runs over: "and in FY2023?" after "which region had the
 highest sales in FY2024?" is the same ranking for FY2023 ("那2023年呢？" too), while "what
 about <one unit>?" names a unit of its own and asks for that unit's figure. A slot it names
-replaces only that slot. A question that asks for prose ("why …", "what is …") and names no
-metric is not a follow-up; nor is a question when nothing
-was settled before it. A competitor name or an unknown name of an earlier turn is inherited
-too, so "and in FY2023?" after a refused question is refused (or asked about) again, never
-answered for the home entity.
+replaces only that slot. A question naming no metric that asks for what nothing here computes
+("and its share?", "占比呢？", "那人均呢？", "and the median?") is the previous turn's figure
+with that qualifier: it takes the metric, entity and period it leaves out, and is answered
+"not computed", as the whole question asked at once would be (the answer computes nothing, so
+its line names no slot). A question that asks for prose ("why …", "what is …",
+"为什么占比这么高") and names no metric is not a follow-up; nor is a question when nothing was
+settled before it. A competitor name or an unknown name of an earlier turn is inherited too,
+so "and in FY2023?" after a refused question is refused (or asked about) again, never answered
+for the home entity.
 """
 
 from __future__ import annotations
@@ -166,7 +170,8 @@ def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
     carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
     if not intent.metrics:
         if intent.route is Route.NARRATIVE and (
-            not _names_a_slot(intent) or _asks_for_prose(intent.raw_question)
+            not (_names_a_slot(intent) or _computes_nothing(intent))
+            or _asks_for_prose(intent.raw_question)
         ):
             return None
         if intent.unknown_metrics:
@@ -251,6 +256,13 @@ def _names_a_slot(intent: ParsedIntent) -> bool:
         or intent.unknown_periods
         or intent.long_range
     )
+
+
+def _computes_nothing(intent: ParsedIntent) -> bool:
+    """Whether the question asks for what nothing here computes ("and its share?", "那人均呢？",
+    "and the median?"): a figure's qualifier, which the previous turn's figure is read with so
+    the answer says it was not computed (never the plain figure, nor prose in its place)."""
+    return intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED
 
 
 def _asks_for_prose(question: str) -> bool:

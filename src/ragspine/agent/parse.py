@@ -198,12 +198,16 @@ def parse_intent(
         if total is not None:
             analyst_hits = [*analyst_hits, total]
     # Most questions name no ranking, total, exclusion or ratio; one naming no metric has
-    # nothing to compute (the gateway asks which metric) and keeps its slots as asked.
-    if metrics and (analyst_hits or may_ask_ratio(text)):
+    # nothing to compute (the gateway asks which metric) and keeps its slots as asked, but a
+    # cue nothing computes ("and its share?", "那人均呢？") is kept: a follow-up takes its
+    # metric from the previous turn and is answered "not computed", never with a plain figure.
+    if analyst_hits or may_ask_ratio(text):
         analysis = read_analysis(
             text, analyst_hits, term_hits, entities, periods, growth, lex.glossary.profile
         )
-        if analysis is not None:
+        if not metrics and analysis is not None and analysis.op is not AnalysisOp.UNSUPPORTED:
+            analysis = None
+        if metrics and analysis is not None:
             entities = analysis_entities(analysis, entities)
             periods = periods_between(analysis, analyst_hits, periods)
             if total is not None and analysis.op is AnalysisOp.CUMULATIVE:
