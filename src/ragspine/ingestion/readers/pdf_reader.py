@@ -36,6 +36,7 @@ from ragspine.ingestion.model import (
     TextBlock,
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors, describe
+from ragspine.ingestion.readers.pdf_chars import convert_chars_fast
 from ragspine.ingestion.readers.pdf_layout import (
     BBox,
     PageTable,
@@ -84,6 +85,7 @@ class PdfReader:
             budget.pages(len(pages))
             for number, page in enumerate(pages, start=1):
                 budget.tick(f"page {number}")
+                convert_chars_fast(page)
                 heading = _read_page(page, number, heading, document)
                 page.close()
             if not document.title:
