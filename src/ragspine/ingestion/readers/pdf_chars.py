@@ -5,9 +5,9 @@ character that means running every attribute through ``resolve_all`` (a floating
 coordinate comes back as it went in) and decoding the colour space's name again. On a page of
 text that conversion costs more than pdfminer's own reading of the page. ``convert_chars_fast``
 makes one page convert its characters here instead: the same keys in the same order with the
-same values, taking the values that cannot hold a PDF reference as they are and decoding each
-colour space name once. Every other object (rectangles, curves, images) is converted by
-pdfplumber itself.
+same values, taking the values that cannot hold a PDF reference as they are (``resolve_all``
+returns them, or an equal copy of a tuple of them) and decoding each colour space name once.
+Every other object (rectangles, curves, images) is converted by pdfplumber itself.
 
 It mirrors pdfplumber's own code, so it is used only with the pdfplumber versions it was
 checked against (``tests/ingestion/readers/test_pdf_chars.py`` compares both conversions, key
@@ -51,7 +51,7 @@ def process_object(page: Page, obj: LTItem) -> dict[str, Any]:
     if type(obj) is not LTChar:
         return Page.process_object(page, obj)
     attr = {
-        key: value if type(value) in _PLAIN else resolve_all(value)
+        key: value if type(value) in _PLAIN else _resolved(value)
         for key, value in obj.__dict__.items()
         if key in ALL_ATTRS
     }
@@ -79,6 +79,14 @@ def process_object(page: Page, obj: LTItem) -> dict[str, Any]:
         attr["x0"] = attr["x0"] + mb_x0
         attr["x1"] = attr["x1"] + mb_x0
     return attr
+
+
+def _resolved(value: Any) -> Any:
+    """``resolve_all(value)``; a tuple of plain values (a character's matrix) as it is, where
+    ``resolve_all`` would copy it unchanged."""
+    if type(value) is tuple and all(type(item) in _PLAIN for item in value):
+        return value
+    return resolve_all(value)
 
 
 def _decoded(name: Any) -> Any:
