@@ -107,7 +107,7 @@ def test_ingest_benchmark(report: dict[str, Any]) -> None:
     assert demo["rounds"] == 1 and demo["files"] == 19
     assert all(_positive(c["files_per_s"]) for c in demo["corpora"].values())
     assert _positive(demo["files_per_s"])
-    demo_rows = [row for row in ingest["rows"] if "demo corpus" in row["metric"]]
+    demo_rows = [row for row in ingest["rows"] if "demo corp" in row["metric"]]
     assert len(demo_rows) == 3 and all(row["status"] is None for row in demo_rows)
 
 
