@@ -72,6 +72,16 @@ class RuleIntentParser:
 
 
 @dataclass(frozen=True)
+class Given:
+    """Slots a follow-up takes from the previous turn, read as if the question named them, so
+    the computation it asks for ("and excluding <a unit>?") runs over the previous metric."""
+
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+
+
+@dataclass(frozen=True)
 class _Lexicon:
     glossary: Glossary
     gate: SecurityGate
@@ -104,8 +114,14 @@ def _breakdown_channels(profile: DomainProfile) -> tuple[str, ...]:
 
 
 def parse_intent(
-    question: str, reference_date: date | None = None, *, profile: DomainProfile
+    question: str,
+    reference_date: date | None = None,
+    *,
+    profile: DomainProfile,
+    given: Given | None = None,
 ) -> ParsedIntent:
+    """The slots, cues and computation ``question`` asks for. ``given`` fills the metric,
+    entity and period it names none of (a follow-up's), before the computation is read."""
     lex = profile.compiled("intent-lexicon", _build_lexicon)
     asked = question
     question = normalize_question(question)
@@ -189,6 +205,10 @@ def parse_intent(
         entities = (profile.entities[0].code,)
     numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
+    if given is not None:
+        metrics = metrics or given.metrics
+        entities = entities or given.entities
+        periods = periods or given.periods
     growth = bool(metrics) and bool(bases or cue_hits["growth"])
     analysis = None
     # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum.
