@@ -350,3 +350,24 @@ def test_a_follow_up_asking_for_an_average_or_a_total_computes_it(store: Countin
             "Not computed: no figure was found for Macau FY2024; no partial result is given "
             "in its place."
         ), result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "tell me about the share buyback",
+        "what about the share price?",
+        "and the share buyback?",
+        "那股份回购占比呢？",
+        "and the median house price?",
+    ],
+)
+def test_a_topic_of_its_own_beside_a_cue_word_is_a_new_question(
+    store: CountingStore, question: str
+) -> None:
+    """Words left beside the cue ("buyback", "price", "回购") name a topic: no slot of the
+    previous figure is inherited, and no "not computed" answer takes the question's place."""
+    result = ask(store, question, HK_2024)
+    assert result.trace["inherited_slots"] == [], result.answer
+    assert "Not answered" not in result.answer and "未回答" not in result.answer
+    assert result.tool_results == []

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from ragspine.agent import cues
+from ragspine.agent.cue_only import asks_only_the_cue
 from ragspine.agent.messages import for_language
 from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
@@ -187,7 +188,9 @@ def follow_up(
     computed = _computation_asked(intent, context, profile, day)
     if not intent.metrics:
         if intent.route is Route.NARRATIVE and (
-            not (_names_a_slot(intent) or _computes_nothing(intent) or computed is not None)
+            not (
+                _names_a_slot(intent) or _computes_nothing(intent, profile) or computed is not None
+            )
             or _asks_for_prose(intent.raw_question)
         ):
             return None
@@ -318,11 +321,16 @@ def _names_a_slot(intent: ParsedIntent) -> bool:
     )
 
 
-def _computes_nothing(intent: ParsedIntent) -> bool:
+def _computes_nothing(intent: ParsedIntent, profile: DomainProfile | None) -> bool:
     """Whether the question asks for what nothing here computes ("and its share?", "那人均呢？",
     "and the median?"): a figure's qualifier, which the previous turn's figure is read with so
-    the answer says it was not computed (never the plain figure, nor prose in its place)."""
-    return intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED
+    the answer says it was not computed (never the plain figure, nor prose in its place). A
+    question holding a topic of its own beside the cue word ("tell me about the share
+    buyback") is a new question (known with ``profile`` only)."""
+    analysis = intent.analysis
+    if analysis is None or analysis.op is not AnalysisOp.UNSUPPORTED:
+        return False
+    return profile is None or asks_only_the_cue(intent.raw_question, analysis.unsupported, profile)
 
 
 def _asks_for_prose(question: str) -> bool:
