@@ -371,3 +371,25 @@ def test_a_topic_of_its_own_beside_a_cue_word_is_a_new_question(
     assert result.trace["inherited_slots"] == [], result.answer
     assert "Not answered" not in result.answer and "未回答" not in result.answer
     assert result.tool_results == []
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "period", "breakdown"),
+    [
+        ("and quarterly?", "What was Hong Kong's revenue in Q3 2025?", "2025Q3", False),
+        ("那按季度呢？", "香港2025年第三季度收入是多少", "2025Q3", False),
+        ("and quarterly?", HK_2024, "FY2024", True),
+    ],
+)
+def test_a_breakdown_follow_up_no_finer_than_the_previous_period_is_that_figure(
+    question: str, previous: str, period: str, breakdown: bool
+) -> None:
+    """A quarter asked "quarterly" is the quarter's figure; a year asked it is still refused."""
+    context = context_of([previous], PROFILE, REF, max_chars=2_000)
+    merged = follow_up(RuleIntentParser(PROFILE).parse(question, REF), context, profile=PROFILE)
+    assert merged is not None
+    assert (merged.intent.metrics, merged.intent.entities) == (("REVENUE",), ("ACME_HK",))
+    assert [p.label for p in merged.intent.periods] == [period]
+    asked = merged.intent.analysis
+    assert (asked is not None and asked.unsupported == ("breakdown:quarter",)) is breakdown
+    assert breakdown or asked is None

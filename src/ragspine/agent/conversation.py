@@ -43,6 +43,7 @@ from ragspine.agent.messages import for_language
 from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.parse import Given, RuleIntentParser, parse_intent
+from ragspine.agent.period_breakdown import BREAKDOWN_PREFIX
 from ragspine.agent.types import (
     Analysis,
     AnalysisOp,
@@ -186,10 +187,18 @@ def follow_up(
     inherited: list[str] = []
     carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
     computed = _computation_asked(intent, context, profile, day)
+    # "and quarterly?" after a quarter's figure: a breakdown no finer than the inherited
+    # period asks for nothing more, so it is that figure again (as the whole question is)
+    plain = _breakdown_no_finer(intent, context, profile, day)
+    if plain:
+        intent = replace(intent, analysis=None)
     if not intent.metrics:
         if intent.route is Route.NARRATIVE and (
             not (
-                _names_a_slot(intent) or _computes_nothing(intent, profile) or computed is not None
+                _names_a_slot(intent)
+                or _computes_nothing(intent, profile)
+                or computed is not None
+                or plain
             )
             or _asks_for_prose(intent.raw_question)
         ):
@@ -279,6 +288,27 @@ def _computation_asked(
     )
     again = parse_intent(intent.raw_question, day, profile=profile, given=given)
     return again if again.analysis is not None else None
+
+
+def _breakdown_no_finer(
+    intent: ParsedIntent, context: Context, profile: DomainProfile | None, day: date | None
+) -> bool:
+    """Whether the question names no metric nor period and asks only for a breakdown ("and
+    quarterly?") that the previous turn's period is no longer than: read over that period,
+    it asks for no computation."""
+    analysis = intent.analysis
+    if (
+        profile is None
+        or analysis is None
+        or analysis.op is not AnalysisOp.UNSUPPORTED
+        or not all(word.startswith(BREAKDOWN_PREFIX) for word in analysis.unsupported)
+        or intent.metrics
+        or not context.metrics
+        or not _left_out(intent, "period", context)
+    ):
+        return False
+    given = Given(context.metrics, (), context.periods)
+    return parse_intent(intent.raw_question, day, profile=profile, given=given).analysis is None
 
 
 def _left_out(intent: ParsedIntent, slot: str, context: Context) -> bool:
