@@ -100,6 +100,15 @@ def test_ingest_benchmark(report: dict[str, Any]) -> None:
         assert _positive(value)
     assert _positive(ingest["generation_s"]) and _positive(ingest["rerun"]["wall_s"])
     assert ingest["target"]["status"] in {"PASS", "MISS"}
+    # The demo corpora, ingested without OCR (checked against their ground truth in the run):
+    # ACME's 14 files and Harbour's 5, once each in quick mode, reported without a target.
+    demo = ingest["demo"]
+    assert {name: c["files"] for name, c in demo["corpora"].items()} == {"acme": 14, "harbour": 5}
+    assert demo["rounds"] == 1 and demo["files"] == 19
+    assert all(_positive(c["files_per_s"]) for c in demo["corpora"].values())
+    assert _positive(demo["files_per_s"])
+    demo_rows = [row for row in ingest["rows"] if "demo corp" in row["metric"]]
+    assert len(demo_rows) == 3 and all(row["status"] is None for row in demo_rows)
 
 
 def test_service_benchmark(report: dict[str, Any]) -> None:

@@ -17,8 +17,10 @@ instead of guessing — months, table words and a unit's short name are not unkn
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 import rjieba
 
@@ -113,6 +115,13 @@ def _breakdown_channels(profile: DomainProfile) -> tuple[str, ...]:
     return tuple(c.code for c in profile.channels if c.code != total)
 
 
+# Parses kept per profile object. A question's parse is a pure function of its text, the
+# reference date and the profile, and a third of a structured answer's time; the same
+# questions come again (a dashboard's, a client's retry, a FAQ-like one). A profile that
+# changes is a new object (profiles are frozen), which starts with none.
+PARSE_CACHE_SIZE = 1024
+
+
 def parse_intent(
     question: str,
     reference_date: date | None = None,
@@ -120,8 +129,28 @@ def parse_intent(
     profile: DomainProfile,
     given: Given | None = None,
 ) -> ParsedIntent:
-    """The slots, cues and computation ``question`` asks for. ``given`` fills the metric,
-    entity and period it names none of (a follow-up's), before the computation is read."""
+    """The intent of ``question`` on ``reference_date`` (default today). The same
+    ``ParsedIntent`` object may be returned for the same question again: it is never to be
+    changed in place (``dataclasses.replace`` makes a changed copy). ``given`` fills the
+    metric, entity and period it names none of (a follow-up's), before the computation is
+    read; such a reading is not kept."""
+    day = reference_date or date.today()
+    if given is not None:
+        return _parse(question, day, profile, given)
+    parse = profile.compiled("intent-parses", _parser)
+    return parse(question, day)
+
+
+def _parser(profile: DomainProfile) -> Callable[[str, date], ParsedIntent]:
+    def parse(question: str, day: date) -> ParsedIntent:
+        return _parse(question, day, profile)
+
+    return lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
+
+
+def _parse(
+    question: str, reference_date: date, profile: DomainProfile, given: Given | None = None
+) -> ParsedIntent:
     lex = profile.compiled("intent-lexicon", _build_lexicon)
     asked = question
     question = normalize_question(question)
@@ -137,7 +166,7 @@ def parse_intent(
     unnamed: list[tuple[int, int]] = []
     period_hits = merge_ranges(
         text,
-        find_periods(text, reference_date or date.today(), lex.glossary.calendar, unnamed=unnamed),
+        find_periods(text, reference_date, lex.glossary.calendar, unnamed=unnamed),
     )
     if period_hits or unnamed:
         text = mask(text, [*((p.start, p.end) for p in period_hits), *unnamed])

@@ -9,6 +9,9 @@ profile, each tool result also carries what a person reads, in the question's la
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -72,13 +75,28 @@ def displayed(result: ToolResult, names: Names) -> dict[str, object]:
     """A tool result's wire form with the display fields beside its codes."""
     wire = result.to_dict()
     if isinstance(result, FoundFact):
-        wire.update(slot_names(result.slots, names))
-        wire.update(unit_fields(result.unit))
+        found = names.profile.compiled("found-display", _found_display)
+        described, unit_display = found(result.slots, result.unit, names.language)
+        wire.update(described)
         wire["value_display"] = names.value(result.value, result.unit)
-        wire["unit_display"] = names.unit(result.unit)
+        wire["unit_display"] = unit_display
     elif isinstance(result, FactNotFound):
         wire["normalized"] = {**result.slots.to_dict(), **slot_names(result.slots, names)}
     return wire
+
+
+# What a found fact's wire form says about its slots and unit besides the value, per profile
+# object: the same few facts are answered again and again, and naming them is a dozen calls.
+_FoundDisplay = Callable[[Slots, str, str], tuple[Mapping[str, object], str]]
+
+
+def _found_display(profile: DomainProfile) -> _FoundDisplay:
+    def described(slots: Slots, unit: str, language: str) -> tuple[Mapping[str, object], str]:
+        names = Names(profile, language)
+        fields = MappingProxyType({**slot_names(slots, names), **unit_fields(unit)})
+        return fields, names.unit(unit)
+
+    return lru_cache(maxsize=1024)(described)
 
 
 def to_response(result: AgentResult, profile: DomainProfile | None = None) -> AskResponse:
@@ -91,27 +109,31 @@ def as_model(
     model: type[_Answer], result: AgentResult, profile: DomainProfile | None, **more: Any
 ) -> _Answer:
     """:func:`to_response` built as ``model`` (a subclass of ``AskResponse``) with ``more``
-    fields, in one step (the service's answer is validated and serialised once)."""
+    fields, in one step (the service's answer is validated and serialised once: one
+    validation of the whole, its nested models given as the dicts they are read from)."""
     clar = result.clarification
     language = result.intent.language if result.intent is not None else ""
     names = Names(profile, language or "en") if profile is not None else None
-    return model(
-        answer=result.answer,
-        route=result.route,
-        answer_kind=result.answer_kind,
-        clarification=ClarificationOut(
-            mode=clar.mode,
-            reason=clar.reason,
-            question=clar.question,
-            assumption_note=clar.assumption_note,
-            assumed_slots=dict(clar.assumed_slots),
-            narrowing_options=list(clar.narrowing_options),
-        ),
-        sources=[SourceRef(**s.to_dict()) for s in result.sources],
-        request_id=result.request_id,
-        tool_results=[
-            displayed(r, names) if names is not None else r.to_dict() for r in result.tool_results
-        ],
-        language=language,
-        **more,
+    return model.model_validate(
+        {
+            "answer": result.answer,
+            "route": result.route,
+            "answer_kind": result.answer_kind,
+            "clarification": {
+                "mode": clar.mode,
+                "reason": clar.reason,
+                "question": clar.question,
+                "assumption_note": clar.assumption_note,
+                "assumed_slots": clar.assumed_slots,
+                "narrowing_options": list(clar.narrowing_options),
+            },
+            "sources": [s.to_dict() for s in result.sources],
+            "request_id": result.request_id,
+            "tool_results": [
+                displayed(r, names) if names is not None else r.to_dict()
+                for r in result.tool_results
+            ],
+            "language": language,
+            **more,
+        }
     )

@@ -60,11 +60,17 @@ def in_one_version(
 ) -> T:
     """``work()`` inside ``snapshot()``, started again in a fresh snapshot when the index
     ranked versions the snapshot does not hold (up to :data:`ATTEMPTS` times)."""
-    for _ in range(1, ATTEMPTS):
-        try:
-            with snapshot(), retrying_on_skew():
-                return work()
-        except IndexSkew:
-            continue
+    # The flag is set here rather than with ``retrying_on_skew``: a question's every call
+    # counts in the service, and a generator-based context manager is several.
+    token = _RETRYING.set(True)
+    try:
+        for _ in range(1, ATTEMPTS):
+            try:
+                with snapshot():
+                    return work()
+            except IndexSkew:
+                continue
+    finally:
+        _RETRYING.reset(token)
     with snapshot(), retrying_on_skew(False):
         return work()

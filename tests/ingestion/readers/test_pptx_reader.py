@@ -13,7 +13,7 @@ from pptx.util import Inches
 from ragspine.ingestion.model import ExtractedDocument, LocatorStyle, ReaderIssue
 from ragspine.ingestion.readers.pptx_reader import PptxReader
 
-TITLE_ONLY, BLANK = 5, 6
+TITLE_AND_CONTENT, TITLE_ONLY, BLANK = 1, 5, 6
 
 
 def _text_box(
@@ -142,3 +142,36 @@ def test_untitled_slide_has_empty_titles(tmp_path: Path) -> None:
     assert [(b.locator, b.text, b.title) for b in document.blocks] == [
         ("slide=1,body", "Only a note", "")
     ]
+
+
+def test_a_placeholder_is_placed_where_its_layout_and_master_put_it(tmp_path: Path) -> None:
+    # python-pptx's default "Title and Content" layout sets no position for its content
+    # placeholder, and neither does a slide's copy of it: the master's box holds it,
+    # 0.5 in from the left, 1.75 in from the top, 9 in wide and about 4.95 in high.
+    prs = Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[TITLE_AND_CONTENT])
+    slide.shapes.title.text = "Placeholders"
+    slide.placeholders[1].text_frame.text = "Body placeholder text"
+    _text_box(slide.shapes, "Below the body", 5.0, 6.8)
+    _text_box(slide.shapes, "Above the body", 0.1, 1.0)
+    # The table: 0.3 in below the body's box, 0.5 in left of "Below the body", about 1.5 in
+    # from "Beside the table" and 5.6 in below "Above the body".
+    table = slide.shapes.add_table(1, 2, Inches(0.5), Inches(7.0), Inches(4), Inches(0.4)).table
+    table.cell(0, 0).text = "REVENUE"
+    _text_box(slide.shapes, "Beside the table", 6.0, 7.6)
+    path = tmp_path / "placeholders.pptx"
+    prs.save(path)
+    document = PptxReader().read(path)
+    body = next(b for b in document.blocks if b.kind == "body")
+    assert body.text.splitlines() == [
+        "Above the body",
+        "Body placeholder text",
+        "Below the body",
+        "Beside the table",
+    ]
+    assert document.tables[0].context == (
+        "Body placeholder text",
+        "Below the body",
+        "Beside the table",
+        "Above the body",
+    )

@@ -30,6 +30,7 @@ from docx.oxml.ns import qn
 from docx.oxml.xmlchemy import BaseOxmlElement
 from docx.section import Section
 from docx.shared import StoryChild
+from docx.styles.style import ParagraphStyle
 from docx.table import Table as DocxTable
 from docx.table import _Cell as DocxCell
 from docx.text.paragraph import Paragraph
@@ -128,8 +129,12 @@ class _HiddenStyles:
 
     def __init__(self, word: WordDocument) -> None:
         self._hidden: dict[str, bool] = {}
-        for style in word.styles:
-            self._hidden[style.style_id] = _style_hides(style)
+        # A style hides text only through a ``w:vanish`` of its own or of a base style: with
+        # none in the styles part (nearly every document) no style hides, and the lookups of
+        # each style's base, a search of the styles part each, are not needed.
+        if next(word.styles.element.iter(qn("w:vanish")), None) is not None:
+            for style in word.styles:
+                self._hidden[style.style_id] = _style_hides(style)
         self.any = any(self._hidden.values())
 
     def hidden(self, run: BaseOxmlElement) -> bool:
@@ -170,6 +175,7 @@ def _read_body(word: WordDocument, document: ExtractedDocument, budget: WorkBudg
     """The body in order; each section's new headers before it, its new footers after it."""
     writer = SectionWriter(document)
     margins = _Margins(document)
+    styles = _ParagraphStyles()
     sections = iter(word.sections)
     section = next(sections, None)
     if section is not None:
@@ -177,7 +183,7 @@ def _read_body(word: WordDocument, document: ExtractedDocument, budget: WorkBudg
     boxes = 0
     for number, item in enumerate(word.iter_inner_content(), start=1):
         budget.tick(f"paragraph or table {number:,}")
-        _write(item, writer)
+        _write(item, writer, styles)
         for box in _text_boxes(item):
             boxes += 1
             part = PartWriter(
@@ -193,13 +199,13 @@ def _read_body(word: WordDocument, document: ExtractedDocument, budget: WorkBudg
         margins.footers(section)
 
 
-def _write(item: _Block, writer: SectionWriter) -> None:
+def _write(item: _Block, writer: SectionWriter, styles: _ParagraphStyles) -> None:
     if isinstance(item, DocxTable):
         writer.table(_grid(item), TableNumbering.DOCUMENT)
         return
     text = item.text.strip()
-    if text and _is_heading(item):
-        writer.heading(" ".join(text.split()), _heading_level(item))
+    if text and _is_heading(item, styles):
+        writer.heading(" ".join(text.split()), _heading_level(item, styles))
     elif text:
         writer.paragraph(text)
 
@@ -284,34 +290,54 @@ def _text(item: _Block) -> str:
     return "\t".join(cell.text.strip() for row in item.rows for cell in row.cells)
 
 
-def _is_heading(paragraph: Paragraph) -> bool:
-    style = paragraph.style
-    name = (style.name or "").strip().lower() if style is not None else ""
+class _ParagraphStyles:
+    """Each paragraph style's lower-cased name and inherited outline level, looked up once
+    per document: python-docx searches the whole styles part for a paragraph's style, and
+    again for each base style, every time it is asked."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str | None, tuple[str, int | None]] = {}
+
+    def of(self, paragraph: Paragraph) -> tuple[str, int | None]:
+        """The name and outline level of ``paragraph.style`` (its id's, or the default's)."""
+        style_id = paragraph._p.style
+        if style_id not in self._seen:
+            style = paragraph.style
+            name = (style.name or "").strip().lower() if style is not None else ""
+            self._seen[style_id] = (name, _style_outline_level(style))
+        return self._seen[style_id]
+
+
+def _is_heading(paragraph: Paragraph, styles: _ParagraphStyles) -> bool:
+    name, _ = styles.of(paragraph)
     if name.startswith(_HEADING_STYLES):
         return True
-    level = _outline_level(paragraph)
+    level = _outline_level(paragraph, styles)
     return level is not None and level < _BODY_OUTLINE_LEVEL
 
 
-def _heading_level(paragraph: Paragraph) -> int:
+def _heading_level(paragraph: Paragraph, styles: _ParagraphStyles) -> int:
     """1 for the outermost heading: from the outline level, else the style ("Heading 2")."""
-    level = _outline_level(paragraph)
+    level = _outline_level(paragraph, styles)
     if level is not None and level < _BODY_OUTLINE_LEVEL:
         return level + 1
-    style = paragraph.style
-    name = (style.name or "").strip().lower() if style is not None else ""
+    name, _ = styles.of(paragraph)
     if name.startswith("title"):
         return 0
     digits = "".join(ch for ch in name if ch.isdigit())
     return int(digits) if digits else 1
 
 
-def _outline_level(paragraph: Paragraph) -> int | None:
+def _outline_level(paragraph: Paragraph, styles: _ParagraphStyles) -> int | None:
     """The paragraph's outline level, set on it directly or inherited through its styles."""
     ppr = paragraph._p.pPr
     if ppr is not None and ppr.outlineLvl is not None:
         return int(ppr.outlineLvl.val)
-    style = paragraph.style
+    return styles.of(paragraph)[1]
+
+
+def _style_outline_level(style: ParagraphStyle | None) -> int | None:
+    """The outline level a paragraph style sets, itself or through its base styles."""
     while style is not None:
         ppr = style.element.pPr
         if ppr is not None and ppr.outlineLvl is not None:

@@ -55,7 +55,7 @@ class _Segment:
 
 
 @dataclass(frozen=True)
-class _Row:
+class Row:
     segments: tuple[_Segment, ...]
     top: float
     bottom: float
@@ -65,8 +65,9 @@ class _Row:
         return sum(s.is_number for s in self.segments)
 
 
-def _rows(page: Page) -> list[_Row]:
-    """The page's words as rows of segments, top to bottom."""
+def page_rows(page: Page) -> list[Row]:
+    """The page's words as rows of segments, top to bottom (what the two readings below
+    take: a caller reading both off one page computes them once)."""
     words = sorted(page.extract_words(), key=lambda w: (float(w["bottom"]), float(w["x0"])))
     groups: list[list[dict[str, Any]]] = []
     for word in words:
@@ -77,7 +78,7 @@ def _rows(page: Page) -> list[_Row]:
     return [_row(group) for group in groups]
 
 
-def _row(words: list[dict[str, Any]]) -> _Row:
+def _row(words: list[dict[str, Any]]) -> Row:
     words = sorted(words, key=lambda w: float(w["x0"]))
     height = statistics.median(float(w["bottom"]) - float(w["top"]) for w in words)
     runs: list[list[dict[str, Any]]] = []
@@ -91,10 +92,10 @@ def _row(words: list[dict[str, Any]]) -> _Row:
         for run in runs
     )
     top = min(float(w["top"]) for w in words)
-    return _Row(segments, top, max(float(w["bottom"]) for w in words))
+    return Row(segments, top, max(float(w["bottom"]) for w in words))
 
 
-def _close(upper: _Row, lower: _Row) -> bool:
+def _close(upper: Row, lower: Row) -> bool:
     height = max(upper.bottom - upper.top, 1.0)
     return 0 < lower.top - upper.top <= _ROW_PITCH * height
 
@@ -103,14 +104,14 @@ def _close(upper: _Row, lower: _Row) -> bool:
 # Tables without ruling lines
 
 
-def borderless_tables(page: Page) -> list[PageTable]:
+def borderless_tables(rows: Sequence[Row]) -> list[PageTable]:
     """Tables whose numbers stand in aligned columns over several rows, drawn without rules.
 
     A run of neighbouring rows that each hold at least two numbers fixes the columns; rows just
     above and below that fit those columns (headers, a spanning "Fiscal year") join the table.
     A paragraph never qualifies: its lines are one segment each, with no numbers set apart.
+    ``rows`` are the page's ``page_rows``.
     """
-    rows = _rows(page)
     tables: list[PageTable] = []
     floor = 0  # rows above this belong to the previous table
     start = 0
@@ -145,7 +146,7 @@ def borderless_tables(page: Page) -> list[PageTable]:
     return tables
 
 
-def _bands(seed: Sequence[_Row]) -> list[tuple[float, float]] | None:
+def _bands(seed: Sequence[Row]) -> list[tuple[float, float]] | None:
     """The columns the seed rows agree on, or None when they do not make a table."""
     if len(seed) < _MIN_ROWS:
         return None
@@ -167,7 +168,7 @@ def _bands(seed: Sequence[_Row]) -> list[tuple[float, float]] | None:
     return bands if number_columns >= _MIN_NUMBER_COLUMNS else None
 
 
-def _fits(row: _Row, bands: list[tuple[float, float]]) -> bool:
+def _fits(row: Row, bands: list[tuple[float, float]]) -> bool:
     """A header-like row: each segment over its own columns, not a line of prose."""
     placed: list[int] = []
     for segment in row.segments:
@@ -195,8 +196,8 @@ def _under(segment: _Segment, bands: list[tuple[float, float]]) -> list[int]:
     return under
 
 
-def _page_table(rows: Sequence[_Row], bands: list[tuple[float, float]]) -> PageTable:
-    def cell(r: int, row: _Row, c: int) -> Cell:
+def _page_table(rows: Sequence[Row], bands: list[tuple[float, float]]) -> PageTable:
+    def cell(r: int, row: Row, c: int) -> Cell:
         for segment in row.segments:
             under = _under(segment, bands)
             if c in under:
@@ -213,13 +214,13 @@ def _page_table(rows: Sequence[_Row], bands: list[tuple[float, float]]) -> PageT
 # Text columns
 
 
-def reading_regions(page: Page) -> list[Page]:
+def reading_regions(page: Page, rows: Sequence[Row]) -> list[Page]:
     """The page cut into the parts a reader takes in turn: left column, then right column.
 
     Without a gutter the page is one region. With one, rows that cross it (a title over both
     columns) are read where they stand, and between them the left column before the right.
+    ``rows`` are the page's ``page_rows``.
     """
-    rows = _rows(page)
     gutter = _gutter(rows)
     if gutter is None:
         return [page]
@@ -254,7 +255,7 @@ def _region(page: Page, above: float, below: float, left: float, right: float) -
     return page.filter(keep)
 
 
-def _gutter(rows: list[_Row]) -> float | None:
+def _gutter(rows: Sequence[Row]) -> float | None:
     """The x of a gutter between two columns of text, or None for a single-column page."""
     segments = [s for row in rows for s in row.segments]
     if len(rows) < 2 * _COLUMN_ROWS:
@@ -292,7 +293,7 @@ def _middle_of_longest_run(xs: list[int]) -> float:
     return (longest[0] + longest[-1]) / 2
 
 
-def _filled(rows: list[_Row], left: float, right: float) -> bool:
+def _filled(rows: list[Row], left: float, right: float) -> bool:
     """Enough rows of text between ``left`` and ``right``, most filling the column's width."""
     if len(rows) < _COLUMN_ROWS:
         return False

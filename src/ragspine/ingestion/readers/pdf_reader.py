@@ -36,10 +36,13 @@ from ragspine.ingestion.model import (
     TextBlock,
 )
 from ragspine.ingestion.readers.boundary import bad_file_errors, describe
+from ragspine.ingestion.readers.pdf_chars import convert_chars_fast
 from ragspine.ingestion.readers.pdf_layout import (
     BBox,
     PageTable,
+    Row,
     borderless_tables,
+    page_rows,
     reading_regions,
 )
 from ragspine.ingestion.readers.pdf_marks import mark_superscripts
@@ -84,6 +87,7 @@ class PdfReader:
             budget.pages(len(pages))
             for number, page in enumerate(pages, start=1):
                 budget.tick(f"page {number}")
+                convert_chars_fast(page)
                 heading = _read_page(page, number, heading, document)
                 page.close()
             if not document.title:
@@ -182,8 +186,8 @@ def _read_page(page: Page, number: int, heading: str, document: ExtractedDocumen
             _read_scan(page, number, problem, heading, document)
         return heading
     mark_superscripts(page)  # "1,300" + a raised "1" is "1,300¹", never 13,001
-    tables = _page_tables(page)
-    prose = _prose(page, [t.bbox for t in tables])
+    tables, text, rows = _page_tables(page)
+    prose = _prose(text, rows)
     for k, table in enumerate(tables, start=1):
         document.tables.append(_table(table, f"page={number},table={k}", prose, heading))
     for i, paragraph in enumerate(prose.paragraphs, start=1):
@@ -241,11 +245,18 @@ def _read_scan(
     document.blocks += content.blocks
 
 
-def _page_tables(page: Page) -> list[PageTable]:
-    """Ruled tables, then tables without rules in the text around them, top to bottom."""
+def _page_tables(page: Page) -> tuple[list[PageTable], Page, list[Row]]:
+    """Ruled tables, then tables without rules in the text around them, top to bottom; and
+    the page without the characters of any of them, with its rows."""
     ruled = [PageTable(t.bbox, _grid(t)) for t in page.find_tables() if _is_grid(t)]
-    tables = ruled + borderless_tables(_outside(page, [t.bbox for t in ruled]))
-    return sorted(tables, key=lambda t: (t.bbox[1], t.bbox[0]))
+    text = _outside(page, [t.bbox for t in ruled])
+    rows = page_rows(text)
+    borderless = borderless_tables(rows)
+    tables = sorted(ruled + borderless, key=lambda t: (t.bbox[1], t.bbox[0]))
+    if borderless:  # else the text outside every table is the text around the ruled ones
+        text = _outside(page, [t.bbox for t in tables])
+        rows = page_rows(text)
+    return tables, text, rows
 
 
 def _is_grid(table: PdfTable) -> bool:
@@ -253,10 +264,11 @@ def _is_grid(table: PdfTable) -> bool:
     return len(table.rows) >= 2 and len(table.columns) >= 2
 
 
-def _prose(page: Page, boxes: list[BBox]) -> _Prose:
+def _prose(text: Page, rows: list[Row]) -> _Prose:
+    """The paragraphs of ``text`` (a page without its tables), whose ``page_rows`` are ``rows``."""
     lines = [
         _Line.of(raw)
-        for region in reading_regions(_outside(page, boxes))
+        for region in reading_regions(text, rows)
         for raw in region.extract_text_lines(return_chars=True)
     ]
     lines = [line for line in lines if line.text]

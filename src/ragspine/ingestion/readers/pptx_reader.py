@@ -16,6 +16,7 @@ from pptx.shapes.base import BaseShape
 from pptx.shapes.graphfrm import GraphicFrame
 from pptx.shapes.group import GroupShape
 from pptx.shapes.picture import Picture
+from pptx.shapes.placeholder import _InheritsDimensions
 from pptx.slide import Slide
 from pptx.table import Table as PptxTable
 
@@ -132,15 +133,40 @@ def _read_slide(slide: Slide, number: int, document: ExtractedDocument) -> None:
 def _leaves(shapes: Iterable[BaseShape], order: tuple[int, ...] = ()) -> Iterator[_Placed]:
     """Shapes with groups opened: a group sorts as one unit, its members inside it."""
     for shape in shapes:
-        left, top = shape.left or 0, shape.top or 0
-        key = (*order, top, left)
         if isinstance(shape, GroupShape):
-            yield from _leaves(shape.shapes, key)
+            yield from _leaves(shape.shapes, (*order, shape.top or 0, shape.left or 0))
         else:
+            left, top, width, height = _extent(shape)
             # A group member's offsets are in its group's child space, which equals slide
             # space unless that group was scaled; close enough to rank what is near a table.
-            box = (left, top, left + (shape.width or 0), top + (shape.height or 0))
-            yield _Placed(shape, key, box)
+            yield _Placed(shape, (*order, top, left), (left, top, left + width, top + height))
+
+
+def _extent(shape: BaseShape) -> tuple[int, int, int, int]:
+    """``shape.left``, ``.top``, ``.width`` and ``.height``, 0 where unset."""
+    left, top, width, height = (int(value or 0) for value in _dimensions(shape))
+    return left, top, width, height
+
+
+def _dimensions(shape: BaseShape) -> list[int | None]:
+    """What ``shape.left``, ``.top``, ``.width`` and ``.height`` return (None where unset).
+
+    A placeholder without a position of its own takes its layout placeholder's, which may take
+    its master placeholder's; python-pptx looks each of them up again for every one of the four
+    (a search of the layout's or master's shapes), so here each is looked up once, and only
+    for what the shape does not set itself.
+    """
+    element = shape._element
+    values: list[int | None] = [element.x, element.y, element.cx, element.cy]
+    if isinstance(shape, _InheritsDimensions) and None in values:
+        base = shape._base_placeholder
+        if base is not None:
+            inherited = _dimensions(base)
+            values = [
+                own if own is not None else theirs
+                for own, theirs in zip(values, inherited, strict=True)
+            ]
+    return values
 
 
 def _shape_text(shape: Shape) -> str:
@@ -160,10 +186,12 @@ def _gap(a: _Placed, b: _Placed) -> float:
 def _grid(table: PptxTable) -> tuple[tuple[Cell, ...], ...]:
     """The table's cells with merged ranges expanded: every spanned cell repeats the origin."""
     n_rows, n_cols = len(table.rows), len(table.columns)
+    # Each cell fetched once: ``table.cell`` searches the table's rows and cells every time.
+    grid = [[table.cell(r, c) for c in range(n_cols)] for r in range(n_rows)]
     spans: dict[tuple[int, int], str] = {}
     for r in range(n_rows):
         for c in range(n_cols):
-            origin = table.cell(r, c)
+            origin = grid[r][c]
             if origin.is_merge_origin:
                 text = origin.text.replace("\v", "\n").strip()
                 for i in range(r, min(r + origin.span_height, n_rows)):
@@ -174,7 +202,7 @@ def _grid(table: PptxTable) -> tuple[tuple[Cell, ...], ...]:
             Cell(
                 row=r,
                 col=c,
-                text=spans.get((r, c), table.cell(r, c).text.replace("\v", "\n").strip()),
+                text=spans.get((r, c), grid[r][c].text.replace("\v", "\n").strip()),
                 merged=(r, c) in spans,
             )
             for c in range(n_cols)

@@ -10,11 +10,13 @@ form too, drops every space and the letter case, and loses the sentence's closin
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from ragspine.agent.normalize import normalize_question
 from ragspine.profile.matching import alias_key
 
 
+@lru_cache(maxsize=1024)  # pure, and asked of every question the service answers
 def faq_key(text: str) -> str:
     """The comparison key of ``text``; two texts match a FAQ item exactly when keys are equal."""
     folded = alias_key(unicodedata.normalize("NFKC", normalize_question(text)))

@@ -97,7 +97,10 @@ def install_answers(app: FastAPI, service: Service) -> None:
         answer = await _answer(
             service, request, caller, body.question, body.reference_date, "ask", body.history
         )
-        return Response(answer.model_dump_json(), media_type="application/json")
+        # The serializer's bytes as they are: ``model_dump_json`` would decode them into a
+        # str that ``Response`` encodes again.
+        encoded = ServiceAskResponse.__pydantic_serializer__.to_json(answer)
+        return Response(encoded, media_type="application/json")
 
     @app.post(
         "/v1/ask/stream",

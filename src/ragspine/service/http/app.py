@@ -26,6 +26,7 @@ from ragspine.llm.protocol import LLMProvider
 from ragspine.retrieval.embedding import check_backend
 from ragspine.service.answering import Answerer, Overloaded, settle_heap
 from ragspine.service.faq.faq_cache import FaqLookup
+from ragspine.service.http.access_log import access_log_off_the_loop
 from ragspine.service.http.answer_routes import (
     DIRECT_PATHS,
     install_answers,
@@ -39,7 +40,6 @@ from ragspine.service.http.document_routes import documents_router
 from ragspine.service.http.edge import (
     Edge,
     Metrics,
-    access_log_off_the_loop,
     error_response,
     install_error_handlers,
     request_id_of,

@@ -38,7 +38,7 @@ class GuardedProtocol(HttpToolsProtocol):
         super().__init__(*args, **kwargs)
         self._limits = connection_limits()
         self._head_done = False
-        self._head_bytes = self._head_parsed = 0
+        self._head_bytes = 0
         # Loop time by which the head (or the body) must be in; None: nothing awaited.
         self._deadline: float | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -66,16 +66,11 @@ class GuardedProtocol(HttpToolsProtocol):
             # The next request on a kept-alive connection: its head gets a deadline of its own.
             self._await_head()
 
-    def on_url(self, url: bytes) -> None:
-        super().on_url(url)
-        self._head_parsed += len(url)
-
-    def on_header(self, name: bytes, value: bytes) -> None:
-        super().on_header(name, value)
-        self._head_parsed += len(name) + len(value) + 4  # ": " and CRLF
-
     def on_headers_complete(self) -> None:
-        if self._head_parsed > self._limits.max_header_bytes:
+        # The head as parsed: its URL and each header with ": " and CRLF. Summed here, once,
+        # rather than per parser callback (uvicorn's own keep them whole).
+        parsed = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+        if parsed > self._limits.max_header_bytes:
             # A head that came whole in one read: refused before the app sees it.
             self._head_too_large()
             return
@@ -101,7 +96,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def _await_head(self) -> None:
         self._head_done = False
-        self._head_bytes = self._head_parsed = 0
+        self._head_bytes = 0
         self._arm(self._limits.header_timeout)
 
     def _head_too_large(self) -> None:

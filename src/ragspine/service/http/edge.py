@@ -11,10 +11,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from logging.handlers import QueueHandler, QueueListener
-from queue import SimpleQueue
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -27,9 +23,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ragspine.errors import RagSpineError, UnavailableError, mapping_for, withheld
 from ragspine.observability.trace import new_request_id
+from ragspine.service.http.access_log import log_access
 from ragspine.service.http.direct import DirectRoutes
 
-ACCESS_LOG = logging.getLogger("ragspine.access")
 _LOG = logging.getLogger("ragspine.service")
 
 REQUEST_ID_HEADER = "X-Request-ID"
@@ -116,40 +112,6 @@ class Metrics:
             self._answered[key] = children
         children[0].inc()
         children[1].observe(seconds)
-
-
-class _Unformatted(QueueHandler):
-    """Queues a record as it is: the listener's handlers format it (the stock handler formats
-    in the caller's thread). An access line's arguments are strings and numbers only."""
-
-    def prepare(self, record: logging.LogRecord) -> logging.LogRecord:
-        return record
-
-
-@contextmanager
-def access_log_off_the_loop(logger: logging.Logger = ACCESS_LOG) -> Iterator[None]:
-    """While the block runs, the access log's handlers format and write from a thread of their
-    own: a request only creates and queues its record. The queue is written out when the block
-    ends. A logger without handlers of its own (its records go to its parents) is left as it
-    is."""
-    handlers = list(logger.handlers)
-    if not handlers:
-        yield
-        return
-    lines: SimpleQueue[logging.LogRecord] = SimpleQueue()
-    listener = QueueListener(lines, *handlers, respect_handler_level=True)
-    queued = _Unformatted(lines)
-    for handler in handlers:
-        logger.removeHandler(handler)
-    logger.addHandler(queued)
-    listener.start()
-    try:
-        yield
-    finally:
-        logger.removeHandler(queued)
-        listener.stop()  # writes what is queued
-        for handler in handlers:
-            logger.addHandler(handler)
 
 
 def request_id_of(request: Request) -> str:
@@ -310,15 +272,7 @@ class Edge:
         template = str(getattr(route, "path", UNMATCHED))
         method = str(scope["method"])
         self.metrics.served(template, method, status, seconds)
-        ACCESS_LOG.info(
-            "%s %s %d %.1fms request_id=%s key=%s",
-            method,
-            template,
-            status,
-            seconds * 1000,
-            rid,
-            state.get("key_name", "-"),
-        )
+        log_access(method, template, status, seconds, rid, state.get("key_name", "-"))
 
 
 def _declared_length(headers: Headers) -> int | None:
