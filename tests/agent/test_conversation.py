@@ -277,3 +277,119 @@ def test_a_later_turn_keeps_the_cue_a_follow_up_asked_for(store: CountingStore) 
     ]
     assert result.answer.splitlines()[1].startswith("Not answered: the question asks for 'share'")
     assert result.tool_results == []
+
+
+# A follow-up naming no metric that asks for a computation: the previous metric and period,
+# computed as that analysis, never the excluded unit's own figure.
+GROUP_2024 = ("What was Group revenue in FY2024?", "集团FY2024的收入是多少")
+EXCLUSIONS = [
+    ("and excluding Macau?", GROUP_2024[0], "computed as the sum of the other units"),
+    ("not including Macau?", GROUP_2024[0], "computed as the sum of the other units"),
+    ("除澳门以外呢？", GROUP_2024[1], "按其他单位（香港、中国内地）之和计算"),
+    ("那不包括澳门呢？", GROUP_2024[1], "按其他单位（香港、中国内地）之和计算"),
+]
+
+
+@pytest.mark.parametrize(("question", "previous", "how"), EXCLUSIONS)
+def test_an_exclusion_follow_up_computes_the_previous_figure_without_the_unit(
+    store: CountingStore, question: str, previous: str, how: str
+) -> None:
+    result = ask(store, question, previous)
+    others = stated("REVENUE", "ACME_HK", "2024") + stated("REVENUE", "ACME_CN", "2024")
+    assert others == 3530.5  # the test's facts: 2,210.5 + 1,320
+    first, computed = result.answer.splitlines()[:2]
+    assert first in (
+        "[Assumption] Revenue, FY2024, from your previous question",
+        "【假设】收入，FY2024，沿用上一个问题",
+    )
+    assert "3,530.5" in computed and how in computed, result.answer
+    assert result.trace["inherited_slots"] == ["metric", "period"]
+    looked_up = {(f.slots.entity, f.value) for f in result.tool_results if isinstance(f, FoundFact)}
+    assert looked_up == {
+        ("ACME_HK", stated("REVENUE", "ACME_HK", "2024")),
+        ("ACME_CN", stated("REVENUE", "ACME_CN", "2024")),
+    }
+    assert fabricated_numbers(result, allowed_values=[others, *(v for _, v in looked_up)]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "first_line"),
+    [
+        ("and which region was highest?", GROUP_2024[0], "Ranking by Revenue, FY2024"),
+        ("哪个地区最高？", GROUP_2024[1], "按收入排名，FY2024"),
+    ],
+)
+def test_a_ranking_follow_up_ranks_the_previous_metric(
+    store: CountingStore, question: str, previous: str, first_line: str
+) -> None:
+    result = ask(store, question, previous)
+    lines = result.answer.splitlines()
+    assert lines[0] in (
+        "[Assumption] Revenue, Group, FY2024, from your previous question",
+        "【假设】收入，集团，FY2024，沿用上一个问题",
+    )
+    assert lines[1].startswith(first_line), result.answer
+    # highest first: the test's facts have Hong Kong (2,210.5) above Mainland China (1,320)
+    assert lines[2].startswith("1. ") and ("Hong Kong" in lines[2] or "香港" in lines[2])
+    assert lines[3].startswith("2. ") and ("Mainland China" in lines[3] or "中国内地" in lines[3])
+
+
+def test_a_follow_up_asking_for_an_average_or_a_total_computes_it(store: CountingStore) -> None:
+    """Over the three regions; the test's facts hold no confirmed Macau FY2024 figure, so both
+    say they are not computed (never the group's figure, nor a sum of two regions)."""
+    (macau,) = [
+        f
+        for f in STANDARD_FACTS
+        if (f.metric_code, f.entity, f.period) == ("REVENUE", "ACME_MO", "2024")
+    ]
+    assert macau.review_status == "pending"
+    for question in ("and the total of all regions?", "and the average?"):
+        result = ask(store, question, GROUP_2024[0])
+        assert result.trace["inherited_slots"] == ["metric", "entity", "period"]
+        assert result.answer.splitlines()[1] == (
+            "Not computed: no figure was found for Macau FY2024; no partial result is given "
+            "in its place."
+        ), result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "tell me about the share buyback",
+        "what about the share price?",
+        "and the share buyback?",
+        "那股份回购占比呢？",
+        "and the median house price?",
+    ],
+)
+def test_a_topic_of_its_own_beside_a_cue_word_is_a_new_question(
+    store: CountingStore, question: str
+) -> None:
+    """Words left beside the cue ("buyback", "price", "回购") name a topic: no slot of the
+    previous figure is inherited, and no "not computed" answer takes the question's place."""
+    result = ask(store, question, HK_2024)
+    assert result.trace["inherited_slots"] == [], result.answer
+    assert "Not answered" not in result.answer and "未回答" not in result.answer
+    assert result.tool_results == []
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "period", "breakdown"),
+    [
+        ("and quarterly?", "What was Hong Kong's revenue in Q3 2025?", "2025Q3", False),
+        ("那按季度呢？", "香港2025年第三季度收入是多少", "2025Q3", False),
+        ("and quarterly?", HK_2024, "FY2024", True),
+    ],
+)
+def test_a_breakdown_follow_up_no_finer_than_the_previous_period_is_that_figure(
+    question: str, previous: str, period: str, breakdown: bool
+) -> None:
+    """A quarter asked "quarterly" is the quarter's figure; a year asked it is still refused."""
+    context = context_of([previous], PROFILE, REF, max_chars=2_000)
+    merged = follow_up(RuleIntentParser(PROFILE).parse(question, REF), context, profile=PROFILE)
+    assert merged is not None
+    assert (merged.intent.metrics, merged.intent.entities) == (("REVENUE",), ("ACME_HK",))
+    assert [p.label for p in merged.intent.periods] == [period]
+    asked = merged.intent.analysis
+    assert (asked is not None and asked.unsupported == ("breakdown:quarter",)) is breakdown
+    assert breakdown or asked is None

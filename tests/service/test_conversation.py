@@ -215,3 +215,41 @@ def test_a_follow_up_asking_for_a_share_is_not_computed_on_every_http_surface(
     why = client.post("/v1/ask", json={**body, "question": "why?"}, headers=INTERNAL).json()
     assert why["answer_kind"] != "clarify" and "Not answered" not in why["answer"]
     assert why["tool_results"] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "follow"),
+    [
+        ("What was Group revenue in FY2024?", "and excluding Macau?"),
+        ("集团FY2024的收入是多少", "除澳门以外呢？"),
+    ],
+)
+def test_an_exclusion_follow_up_never_answers_the_excluded_units_figure_over_the_sdk(
+    client: TestClient, service_keys: ServiceKeys, truth: GroundTruth, first: str, follow: str
+) -> None:
+    """The previous turn's revenue and FY2024 without Macau: the other regions' sum or the
+    group's figure minus Macau's, from the corpus's truth — never Macau's own figure."""
+    openai = sdk(client, service_keys.internal)
+    answer, _ = chat(openai, [{"role": "user", "content": first}])
+    messages = [
+        {"role": "user", "content": first},
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": follow},
+    ]
+    text, extra = chat(openai, messages)
+    one = {e: values(truth, "REVENUE", e, "2024", restricted=False) for e in _UNITS}
+    assert all(len(v) == 1 for v in one.values()), one
+    of = {e: float(next(iter(v))) for e, v in one.items()}
+    expected = {
+        f"{of['ACME_HK'] + of['ACME_CN']:,.1f}".removesuffix(".0"),
+        f"{of['ACME_GROUP'] - of['ACME_MO']:,.1f}".removesuffix(".0"),
+    }
+    computed = text.splitlines()[1]
+    assert any(value in computed for value in expected), text
+    assert "Macau" in computed or "澳门" in computed
+    assert extra["answer_kind"] in ("found", "partial"), text
+    macau = f"{of['ACME_MO']:,g}"
+    assert not computed.split("：" if "：" in computed else ": ", 1)[1].startswith(macau)
+
+
+_UNITS = ("ACME_HK", "ACME_CN", "ACME_MO", "ACME_GROUP")

@@ -133,7 +133,7 @@ def answer_question(
     follow: FollowUp | None = None
     if previous:
         context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS)
-        follow = follow_up(intent, context)
+        follow = follow_up(intent, context, profile=profile, day=day)
         if follow is not None:
             intent = follow.intent
             trace.inherited_slots = list(follow.inherited)

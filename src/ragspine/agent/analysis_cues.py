@@ -139,6 +139,10 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# Every cue word above, the "top N" and breakdown cues aside.
+CUE_WORDS: tuple[str, ...] = tuple(word for _, words in _CUES for word in words)
+
+
 def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
     """Every analyst cue, and the profile's named groups (kind ``group``, its code as the code)."""
     entries = [AliasEntry(word, kind, word) for kind, words in _CUES for word in words]

@@ -15,7 +15,11 @@ when it names none, a scale or currency asked for ("以亿元计") when it asks 
 computation asked for (a ranking, total, exclusion, average, …) when it asks for none and
 leaves out what that computation runs over: "and in FY2023?" after "which region had the
 highest sales in FY2024?" is the same ranking for FY2023 ("那2023年呢？" too), while "what
-about <one unit>?" names a unit of its own and asks for that unit's figure. A slot it names
+about <one unit>?" names a unit of its own and asks for that unit's figure. A question naming
+no metric that asks for a computation of its own ("and excluding <a unit>?", "除<某单位>以外呢？",
+"and which region was highest?", "and the average?") is read again over the previous metric,
+period and (when it names none) entity, and computed as that analysis: never answered with
+the figure of the unit it leaves out. A slot it names
 replaces only that slot. A question naming no metric that asks for what nothing here computes
 ("and its share?", "占比呢？", "那人均呢？", "and the median?") is the previous turn's figure
 with that qualifier: it takes the metric, entity and period it leaves out, and is answered
@@ -34,10 +38,12 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from ragspine.agent import cues
+from ragspine.agent.cue_only import asks_only_the_cue
 from ragspine.agent.messages import for_language
 from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
-from ragspine.agent.parse import RuleIntentParser
+from ragspine.agent.parse import Given, RuleIntentParser, parse_intent
+from ragspine.agent.period_breakdown import BREAKDOWN_PREFIX
 from ragspine.agent.types import (
     Analysis,
     AnalysisOp,
@@ -111,6 +117,9 @@ class FollowUp:
     intent: ParsedIntent
     inherited: tuple[str, ...]
     refused_entity: str | None = None
+    # The entities the previous turn named, when the merged intent looks up more (the units a
+    # computation runs over): the note names what was inherited, not every unit looked up.
+    entities_named: tuple[str, ...] = ()
 
     def note(self, profile: DomainProfile) -> str:
         """The assumption line naming every inherited slot by the profile's names, or ""."""
@@ -121,7 +130,8 @@ class FollowUp:
         if not inherited:
             return ""
         zh = self.intent.language == "zh"
-        parts = [_slot_text(self.intent, slot, profile, zh) for slot in inherited]
+        shown = replace(self.intent, entities=self.entities_named or self.intent.entities)
+        parts = [_slot_text(shown, slot, profile, zh) for slot in inherited]
         return for_language(self.intent.language).inherited(parts)
 
     def gateway(
@@ -152,7 +162,7 @@ def context_of(
         if not text.strip():
             continue
         intent = parser.parse(text, day)
-        merged = follow_up(intent, context)
+        merged = follow_up(intent, context, profile=profile, day=day)
         if merged is not None:
             intent = merged.intent
         # A question asking only for prose settles nothing: the figure asked before stays.
@@ -161,16 +171,35 @@ def context_of(
     return context
 
 
-def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
+def follow_up(
+    intent: ParsedIntent,
+    context: Context,
+    *,
+    profile: DomainProfile | None = None,
+    day: date | None = None,
+) -> FollowUp | None:
     """``intent`` with the slots it leaves out taken from ``context``; ``None`` when it is not
-    a follow-up or takes nothing from it."""
+    a follow-up or takes nothing from it. With ``profile`` (and ``day``), a follow-up naming
+    no metric that asks for a computation ("and excluding <a unit>?", "哪个地区最高？") is read
+    again over the inherited metric, entity and period, and computed."""
     if context.empty:
         return None
     inherited: list[str] = []
     carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
+    computed = _computation_asked(intent, context, profile, day)
+    # "and quarterly?" after a quarter's figure: a breakdown no finer than the inherited
+    # period asks for nothing more, so it is that figure again (as the whole question is)
+    plain = _breakdown_no_finer(intent, context, profile, day)
+    if plain:
+        intent = replace(intent, analysis=None)
     if not intent.metrics:
         if intent.route is Route.NARRATIVE and (
-            not (_names_a_slot(intent) or _computes_nothing(intent))
+            not (
+                _names_a_slot(intent)
+                or _computes_nothing(intent, profile)
+                or computed is not None
+                or plain
+            )
             or _asks_for_prose(intent.raw_question)
         ):
             return None
@@ -192,6 +221,19 @@ def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
             carried = True
     elif intent.route is Route.NARRATIVE:  # what a metric is, or its target: no figure asked
         return None
+    if computed is not None and "metric" in inherited:
+        # the units it runs over (the population, the whole, the units left out) and the
+        # periods, as read over the inherited slots
+        inherited += [slot for slot in ("entity", "period") if _left_out(intent, slot, context)]
+        intent = replace(
+            intent,
+            analysis=computed.analysis,
+            growth=intent.growth or computed.growth,
+            entity=computed.entity,
+            entities=computed.entities,
+            period=computed.period,
+            periods=computed.periods,
+        )
     refused = None
     if not (intent.entities or intent.unknown_entities or intent.external_entity):
         if context.entities:
@@ -224,7 +266,58 @@ def follow_up(intent: ParsedIntent, context: Context) -> FollowUp | None:
             inherited.append("analysis")
     if not inherited and not carried and refused is None:
         return None
-    return FollowUp(intent, tuple(inherited), refused)
+    named = context.entities if computed is not None and "entity" in inherited else ()
+    return FollowUp(intent, tuple(inherited), refused, named)
+
+
+def _computation_asked(
+    intent: ParsedIntent, context: Context, profile: DomainProfile | None, day: date | None
+) -> ParsedIntent | None:
+    """The question read again with the previous turn's metric (and the entity and period it
+    names none of), when it names no metric and that reading asks for a computation: a
+    ranking, total, exclusion, average, … or a cue nothing computes beside one ("excluding
+    a unit and its share"). ``None`` for any other question, or without a profile."""
+    if profile is None or intent.metrics or intent.unknown_metrics or not context.metrics:
+        return None
+    if intent.analysis is not None:  # a cue nothing computes was read already
+        return None
+    given = Given(
+        context.metrics,
+        context.entities if _left_out(intent, "entity", context) else (),
+        context.periods if _left_out(intent, "period", context) else (),
+    )
+    again = parse_intent(intent.raw_question, day, profile=profile, given=given)
+    return again if again.analysis is not None else None
+
+
+def _breakdown_no_finer(
+    intent: ParsedIntent, context: Context, profile: DomainProfile | None, day: date | None
+) -> bool:
+    """Whether the question names no metric nor period and asks only for a breakdown ("and
+    quarterly?") that the previous turn's period is no longer than: read over that period,
+    it asks for no computation."""
+    analysis = intent.analysis
+    if (
+        profile is None
+        or analysis is None
+        or analysis.op is not AnalysisOp.UNSUPPORTED
+        or not all(word.startswith(BREAKDOWN_PREFIX) for word in analysis.unsupported)
+        or intent.metrics
+        or not context.metrics
+        or not _left_out(intent, "period", context)
+    ):
+        return False
+    given = Given(context.metrics, (), context.periods)
+    return parse_intent(intent.raw_question, day, profile=profile, given=given).analysis is None
+
+
+def _left_out(intent: ParsedIntent, slot: str, context: Context) -> bool:
+    """Whether the question names no ``slot`` ("entity" or "period") and the context does."""
+    if slot == "entity":
+        named = intent.entities or intent.unknown_entities or intent.external_entity
+        return not named and bool(context.entities)
+    named_period = intent.periods or intent.unknown_periods or intent.long_range
+    return not named_period and bool(context.periods)
 
 
 def _kept_analysis(analysis: Analysis | None) -> Analysis | None:
@@ -258,11 +351,16 @@ def _names_a_slot(intent: ParsedIntent) -> bool:
     )
 
 
-def _computes_nothing(intent: ParsedIntent) -> bool:
+def _computes_nothing(intent: ParsedIntent, profile: DomainProfile | None) -> bool:
     """Whether the question asks for what nothing here computes ("and its share?", "那人均呢？",
     "and the median?"): a figure's qualifier, which the previous turn's figure is read with so
-    the answer says it was not computed (never the plain figure, nor prose in its place)."""
-    return intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED
+    the answer says it was not computed (never the plain figure, nor prose in its place). A
+    question holding a topic of its own beside the cue word ("tell me about the share
+    buyback") is a new question (known with ``profile`` only)."""
+    analysis = intent.analysis
+    if analysis is None or analysis.op is not AnalysisOp.UNSUPPORTED:
+        return False
+    return profile is None or asks_only_the_cue(intent.raw_question, analysis.unsupported, profile)
 
 
 def _asks_for_prose(question: str) -> bool:

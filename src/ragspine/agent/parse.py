@@ -74,6 +74,16 @@ class RuleIntentParser:
 
 
 @dataclass(frozen=True)
+class Given:
+    """Slots a follow-up takes from the previous turn, read as if the question named them, so
+    the computation it asks for ("and excluding <a unit>?") runs over the previous metric."""
+
+    metrics: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+
+
+@dataclass(frozen=True)
 class _Lexicon:
     glossary: Glossary
     gate: SecurityGate
@@ -113,13 +123,22 @@ PARSE_CACHE_SIZE = 1024
 
 
 def parse_intent(
-    question: str, reference_date: date | None = None, *, profile: DomainProfile
+    question: str,
+    reference_date: date | None = None,
+    *,
+    profile: DomainProfile,
+    given: Given | None = None,
 ) -> ParsedIntent:
     """The intent of ``question`` on ``reference_date`` (default today). The same
     ``ParsedIntent`` object may be returned for the same question again: it is never to be
-    changed in place (``dataclasses.replace`` makes a changed copy)."""
+    changed in place (``dataclasses.replace`` makes a changed copy). ``given`` fills the
+    metric, entity and period it names none of (a follow-up's), before the computation is
+    read; such a reading is not kept."""
+    day = reference_date or date.today()
+    if given is not None:
+        return _parse(question, day, profile, given)
     parse = profile.compiled("intent-parses", _parser)
-    return parse(question, reference_date or date.today())
+    return parse(question, day)
 
 
 def _parser(profile: DomainProfile) -> Callable[[str, date], ParsedIntent]:
@@ -129,7 +148,9 @@ def _parser(profile: DomainProfile) -> Callable[[str, date], ParsedIntent]:
     return lru_cache(maxsize=PARSE_CACHE_SIZE)(parse)
 
 
-def _parse(question: str, reference_date: date, profile: DomainProfile) -> ParsedIntent:
+def _parse(
+    question: str, reference_date: date, profile: DomainProfile, given: Given | None = None
+) -> ParsedIntent:
     lex = profile.compiled("intent-lexicon", _build_lexicon)
     asked = question
     question = normalize_question(question)
@@ -213,6 +234,10 @@ def _parse(question: str, reference_date: date, profile: DomainProfile) -> Parse
         entities = (profile.entities[0].code,)
     numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
     route = _route(metrics, numeric, cue_hits, "concept" in modifiers)
+    if given is not None:
+        metrics = metrics or given.metrics
+        entities = entities or given.entities
+        periods = periods or given.periods
     growth = bool(metrics) and bool(bases or cue_hits["growth"])
     analysis = None
     # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum.
