@@ -47,6 +47,7 @@ from ragspine.agent.clarify import (
     CLARIFY_OUT_OF_SCOPE_ENTITY,
 )
 from ragspine.agent.llm_provider import MockProvider
+from ragspine.agent.parse import forget_parses
 from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.observability.trace import NullTraceSink
 from ragspine.profile.loader import load_profile
@@ -167,6 +168,13 @@ def check_case(case: Case, result: AgentResult) -> None:
 # --------------------------------------------------------------------------- timing
 
 
+def ask_afresh(ask: Callable[[str], AgentResult], profile: DomainProfile, question: str) -> None:
+    """``question`` as if never asked before: the parse cache emptied first (its cost, one
+    ``cache_clear`` of a one-entry cache, is a fraction of a microsecond)."""
+    forget_parses(profile)
+    ask(question)
+
+
 def time_calls(call: Callable[[], object], iterations: int) -> list[int]:
     clock = time.perf_counter_ns
     samples = [0] * iterations
@@ -209,7 +217,12 @@ def run(
         for case in (STRUCTURED, *MIX):
             for _ in range(w):
                 ask(case.question)
-        structured = summarize(time_calls(partial(ask, STRUCTURED.question), n), "ms")
+        # The gated figure is a question parsed afresh each time (a new question); the same
+        # question asked again is answered from the parse cache (``agent.parse``), shown apart.
+        structured = summarize(
+            time_calls(partial(ask_afresh, ask, profile, STRUCTURED.question), n), "ms"
+        )
+        repeated = summarize(time_calls(partial(ask, STRUCTURED.question), n), "ms")
         per_kind = time_round_robin([partial(ask, case.question) for case in MIX], n)
         # The same question on a second handle to the file that keeps no read cache: what a
         # lookup costs when the fact was not read since the last commit.
@@ -229,6 +242,7 @@ def run(
         _row("structured p95", structured["p95_ms"]),
         _row("structured p99", structured["p99_ms"]),
         _row("structured mean", structured["mean_ms"]),
+        _row("structured median, question asked before (parse cached)", repeated["median_ms"]),
         _row("structured median, fact not cached", uncached["median_ms"]),
         _row("structured p95, fact not cached", uncached["p95_ms"]),
         _row("mix (all kinds) median", overall["median_ms"]),
@@ -261,6 +275,7 @@ def run(
         },
         "structured": structured,
         "structured_uncached": uncached,
+        "structured_parse_cached": repeated,
         "mix": {"all": overall, "by_kind": by_kind},
         "rows": rows,
     }

@@ -9,7 +9,7 @@ from datetime import date
 import pytest
 
 from ragspine.agent import parse as parse_module
-from ragspine.agent.parse import parse_intent
+from ragspine.agent.parse import forget_parses, parse_intent
 from ragspine.agent.types import ParsedIntent
 from ragspine.profile.model import DomainProfile
 from tests.profiles import initech
@@ -81,3 +81,13 @@ def test_without_a_reference_date_the_parse_follows_today(
     assert before.period is not None and after.period is not None
     assert after.period.year == before.period.year + 1
     assert parsed == [(LAST_YEAR, DAY), (LAST_YEAR, date(2027, 11, 26))]
+
+
+def test_a_forgotten_parse_is_parsed_again(parsed: list[tuple[str, date]]) -> None:
+    profile = initech()
+    parse_intent(LAST_YEAR, DAY, profile=profile)
+    forget_parses(profile)
+    parse_intent(LAST_YEAR, DAY, profile=profile)
+    forget_parses(initech())  # another profile object's cache: this one's is kept
+    parse_intent(LAST_YEAR, DAY, profile=profile)
+    assert parsed == [(LAST_YEAR, DAY), (LAST_YEAR, DAY)]

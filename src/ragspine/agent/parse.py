@@ -141,6 +141,15 @@ def parse_intent(
     return parse(question, day)
 
 
+def forget_parses(profile: DomainProfile) -> None:
+    """Empty ``profile``'s parse cache: the next question is parsed as if never asked (what
+    ``bench/bench_answer.py`` times, a question a user asks for the first time)."""
+    cached = profile.compiled("intent-parses", _parser)
+    clear = getattr(cached, "cache_clear", None)
+    if clear is not None:
+        clear()
+
+
 def _parser(profile: DomainProfile) -> Callable[[str, date], ParsedIntent]:
     def parse(question: str, day: date) -> ParsedIntent:
         return _parse(question, day, profile)
