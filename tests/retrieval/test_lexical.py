@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import random
+import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -381,3 +383,64 @@ def test_post_filtering_agrees_with_filter_clauses(
     monkeypatch.setattr(lexical, "PREFETCH", 0)
     assert results() == deep
     assert all(len(hits) == 5 for hits in deep)
+
+
+# --------------------------------------------------------------------------- batched adds
+
+
+def _documents(count: int, chunks_each: int) -> list[list[Chunk]]:
+    words = ["revenue", "growth", "香港收入", "保险", "margin", "澳门增长", "claims"]
+    rng = random.Random(7)
+    return [
+        [
+            chunk(f"d{d}#{c}", " ".join(rng.choices(words, k=6)), version=f"v{d}")
+            for c in range(chunks_each)
+        ]
+        for d in range(count)
+    ]
+
+
+@pytest.mark.parametrize("batch", [1, 7, 1_000])
+def test_adding_in_batches_indexes_what_one_add_does(
+    monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Tokenizing the next batch on a worker thread while one is indexed changes nothing: the
+    same chunks, scores and document versions as a single ``add``, whatever the batch size."""
+    documents = _documents(12, 5)
+    whole = build([c for chunks in documents for c in chunks])
+    monkeypatch.setattr(lexical, "ADD_BATCH", batch)
+    reader_threads = set()
+
+    def read() -> Iterator[list[Chunk]]:
+        for chunks in documents:
+            reader_threads.add(threading.current_thread())
+            yield chunks
+
+    batched = LexicalIndex.open(None)
+    lexical.add_in_batches(batched, read())
+    batched.commit()
+    assert reader_threads == {threading.current_thread()}  # the caller's store stays its own
+    assert len(batched) == len(whole) == 60
+    assert batched.doc_versions() == whole.doc_versions()
+    for query in ("revenue growth", "香港收入增长", "claims 保险", "margin"):
+        assert batched.search(query, top_k=60) == whole.search(query, top_k=60)
+
+
+def test_a_batch_that_fails_to_tokenize_stops_the_adds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error on the worker thread reaches the caller; nothing is committed."""
+    monkeypatch.setattr(lexical, "ADD_BATCH", 5)
+    calls = 0
+
+    def failing(texts: list[str], mode: TokenizerMode) -> list[str]:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise RuntimeError("tokenizer broke")
+        return [" ".join(tokenize(text, mode)) for text in texts]
+
+    monkeypatch.setattr(lexical, "token_strings", failing)
+    index = LexicalIndex.open(None)
+    with pytest.raises(RuntimeError, match="tokenizer broke"):
+        lexical.add_in_batches(index, _documents(4, 5))
+    index.close()
+    assert len(index) == 0

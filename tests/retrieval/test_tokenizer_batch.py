@@ -65,3 +65,29 @@ _MIXED = st.one_of(
 @given(st.lists(st.text(_MIXED, max_size=40), min_size=MIN_BATCH, max_size=MIN_BATCH + 20))
 def test_any_text(texts: list[str]) -> None:
     assert token_strings(texts) == expected(texts)
+
+
+def test_the_nfkc_shortcut_holds_for_every_character_it_trusts() -> None:
+    """Each full-width form is replaced by exactly NFKC's image of it, and each character the
+    batch leaves unnormalised is its own NFKC and combines with nothing."""
+    import re
+    import sys
+    import unicodedata
+
+    from ragspine.retrieval.tokenizer_batch import FULL_WIDTH, FULL_WIDTH_NFKC, NFKC_STABLE
+
+    assert [unicodedata.normalize("NFKC", c) for c in FULL_WIDTH] == FULL_WIDTH_NFKC
+    stable = re.compile(f"[{NFKC_STABLE}]")
+    trusted = [chr(c) for c in range(sys.maxunicode + 1) if stable.fullmatch(chr(c))]
+    assert len(trusted) > 128 + 20_000
+    for character in trusted:
+        assert unicodedata.normalize("NFKC", character) == character, hex(ord(character))
+        assert unicodedata.combining(character) == 0, hex(ord(character))
+        assert unicodedata.category(character) not in ("Mn", "Mc", "Me"), hex(ord(character))
+
+
+def test_texts_that_need_nfkc_and_texts_that_do_not_share_a_batch() -> None:
+    stable = ["香港收入增长，８．２％", "Revenue 8.2%", "《年报》“增长”—「保险」"]
+    unstable = ["ﬁnance ① ㍿", "Ｅ\u0301年", "x² ½ café", "\u00a0NBSP…"]
+    texts = (stable + unstable) * (MIN_BATCH // 7 + 1)
+    assert token_strings(texts) == expected(texts)
