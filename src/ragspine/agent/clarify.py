@@ -19,6 +19,7 @@ from __future__ import annotations
 from datetime import date
 
 from ragspine.agent.messages import Messages, for_language
+from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityDecision, SecurityGate
 from ragspine.agent.types import (
     AnalysisOp,
@@ -90,8 +91,10 @@ def clarify_scope(
     if intent.unknown_periods:
         return _ask_period(intent, reference_date or date.today(), profile, msgs)
     if intent.metric is None or intent.unknown_metrics:
-        options = [_metric_label(profile, m.code, intent.language) for m in profile.all_metrics]
         unknown = list(intent.unknown_metrics)
+        if len(unknown) == 1 and len(held := longer_labels(profile).holding(unknown[0])) > 1:
+            return _ask_which_metric(unknown[0], held, profile, msgs, intent.language)
+        options = [_metric_label(profile, m.code, intent.language) for m in profile.all_metrics]
         return ClarificationResult(
             mode=ClarifyMode.ASK_FIRST,
             narrowing_options=tuple(options),
@@ -103,6 +106,20 @@ def clarify_scope(
     if intent.long_range is not None:
         return _range_too_long(intent.long_range, msgs)
     return _assumptions(intent, reference_date or date.today(), profile)
+
+
+def _ask_which_metric(
+    asked: str, codes: tuple[str, ...], profile: DomainProfile, msgs: Messages, language: str
+) -> ClarificationResult:
+    """Ask which of the metrics whose names hold the phrase ("Claims": "Claims incurred",
+    "Net claims incurred") is meant, offering those alone."""
+    options = [_metric_label(profile, code, language) for code in codes]
+    return ClarificationResult(
+        mode=ClarifyMode.ASK_FIRST,
+        narrowing_options=tuple(options),
+        question=msgs.ask_which_metric(asked, options),
+        reason=ClarifyReason.MISSING_METRIC,
+    )
 
 
 def _ask_period(

@@ -8,8 +8,10 @@ each candidate:
 
 - a standard is masked before aliases are read, so "US GAAP" never reads as a place "US";
 - qualifiers, months and unit words alone name nothing and are dropped;
-- a name that is only measures, line items or words of the profile's own metric labels is a
-  metric the profile does not define (the gateway asks which metric, never which entity);
+- a name that is only measures, line items or words of the profile's own metric labels, or
+  that ends in one of them as a noun phrase ends in its head ("Reinsurance Recoveries",
+  "Ceded Commissions", "再保险赔款"), is a metric the profile does not define (the gateway asks
+  which metric, never which entity);
 - a name followed by a unit word ("Healthcare division", "EMEA region", "医疗事业部") is a named
   unit; unless it is the short name of one of the profile's entities it stays unknown, so it
   is never answered with the home entity's figure;
@@ -23,10 +25,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import NamedTuple
+
+import rjieba
 
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.profile.glossary import glossary_for
@@ -130,6 +135,8 @@ class NameRules:
     metric_words: frozenset[str]  # measures, line items, qualifiers and the profile's words
     nothing: frozenset[str]  # words that name nothing: qualifiers, months, unit words
     short_names: dict[str, str]  # key of a short name -> the one entity code it names
+    heads: frozenset[str]  # words a metric's name ends in: measures, line items, label heads
+    labels_zh: tuple[str, ...]  # keys of the profile's Chinese metric labels
     # Verdicts already reached, by name: the same names come back question after question.
     _seen: dict[str, list[tuple[str, tuple[str, str]]]] = field(default_factory=dict)
 
@@ -160,7 +167,7 @@ class NameRules:
     def _parts(self, name: str) -> list[tuple[str, tuple[str, str]]]:
         """The name's verdict; a name that opens with a short name and goes on ("Trailhead
         EBIT") is that entity and a verdict on the rest."""
-        verdict = self._verdict(name)
+        verdict = self._verdict(name, headed=False)
         if verdict[0] != _UNKNOWN or CJK.search(name):
             return [(name, verdict)]
         words = list(_WORD.finditer(name))
@@ -169,9 +176,10 @@ class NameRules:
             if code is not None:
                 rest = name[words[size].start() :]
                 return [(name[: words[size - 1].end()], (_ENTITY, code)), *self._parts(rest)]
-        return [(name, verdict)]
+        return [(name, self._verdict(name))]
 
-    def _verdict(self, name: str) -> tuple[str, str]:
+    def _verdict(self, name: str, *, headed: bool = True) -> tuple[str, str]:
+        """``headed``: whether a name ending in a metric's head word is that metric."""
         vocab = vocabulary()
         if CJK.search(name):
             return self._verdict_zh(name, vocab)
@@ -193,7 +201,8 @@ class NameRules:
             return _ENTITY, short
         if any(w in vocab.org_words for w in words) or len(head) < len(words):
             return _UNKNOWN, ""  # "Healthcare division", "Prudential Holdings": a named unit
-        if all(w in self.metric_words for w in words):
+        # An English noun phrase ends in its head: "Reinsurance Recoveries" names a measure.
+        if (headed and words[-1] in self.heads) or all(w in self.metric_words for w in words):
             return _METRIC, ""
         return _UNKNOWN, ""
 
@@ -208,10 +217,15 @@ class NameRules:
         key = alias_key(name)
         for suffix in vocab.unit_words_zh:
             if key.endswith(suffix) and len(key) > len(suffix):
-                key = key[: -len(suffix)]
-                break
+                short = self.short_names.get(key[: -len(suffix)])
+                return (_ENTITY, short) if short is not None else (_UNKNOWN, "")
         short = self.short_names.get(key)
-        return (_ENTITY, short) if short is not None else (_UNKNOWN, "")
+        if short is not None:
+            return _ENTITY, short
+        # "赔款" inside "已发生赔款", "再保险赔款" ending in its head word: a metric's name.
+        if any(key in label for label in self.labels_zh) or _head_zh(key) in self.heads:
+            return _METRIC, ""
+        return _UNKNOWN, ""
 
 
 _ENTITY, _UNKNOWN, _METRIC, _DROP = "entity", "unknown", "metric", "drop"
@@ -244,7 +258,33 @@ def _build(profile: DomainProfile) -> NameRules:
     vocab = vocabulary()
     nothing = vocab.qualifiers | vocab.unit_words | _STOPWORDS
     metric_words = own | vocab.measures | vocab.line_items | vocab.qualifiers | _STOPWORDS
-    return NameRules(standards, metric_words, nothing, _short_names(profile, known))
+    labels = [
+        label
+        for metric in profile.all_metrics
+        for label in (metric.name_en, metric.name_zh, *metric.aliases)
+        if label
+    ]
+    labels_zh = tuple(alias_key(label) for label in labels if CJK.search(label))
+    heads = vocab.measures | vocab.line_items | frozenset(_heads(labels))
+    short_names = _short_names(profile, known)
+    return NameRules(standards, metric_words, nothing, short_names, heads, labels_zh)
+
+
+def _heads(labels: Iterable[str]) -> Iterable[str]:
+    """The last word of each label ("ratio" of "Combined ratio", "赔款" of "已发生赔款"); a
+    Chinese one of one character ("率" of "综合成本率") is too short to tell a name by."""
+    for label in labels:
+        if CJK.search(label):
+            head = _head_zh(alias_key(label))
+            if len(head) > 1:
+                yield head
+        elif words := _WORD.findall(label):
+            yield alias_key(words[-1])
+
+
+def _head_zh(key: str) -> str:
+    words = rjieba.cut(key)
+    return words[-1] if words else ""
 
 
 def _short_names(profile: DomainProfile, known: set[str]) -> dict[str, str]:

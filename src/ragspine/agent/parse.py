@@ -6,11 +6,12 @@ years expanded into its years; one the fiscal calendar has no period for is kept
 ``unknown_periods`` for the gateway to ask about) and masked, and so are accounting standards
 ("IFRS 17", "US GAAP"); metric, entity and channel aliases are matched longest first (a longer
 row label written with other punctuation wins, one written with shortened words is asked
-about: ``agent.row_choice``) and masked; cue words decide the route and adjust the slots
-("interim" turns a year into its first half, "by channel" lists every channel); whatever looks
-like a company, unit or region the profile does not know is kept in ``unknown_entities`` (and
-a name that reads as a metric in ``unknown_metrics``) so the clarification gateway can ask
-instead of guessing — months, table words and a unit's short name are not unknown entities
+about, and so is a metric's code that several rows' names hold: ``agent.row_choice``) and
+masked; cue words decide the route and adjust the slots ("interim" turns a year into its first
+half, "by channel" lists every channel); whatever looks like a company, unit or region the
+profile does not know is kept in ``unknown_entities`` (and a name that reads as a metric in
+``unknown_metrics``) so the clarification gateway can ask instead of guessing — months, table
+words, a metric's name in capitals and a unit's short name are not unknown entities
 (``agent.not_entities``). A profile with one entity fills the entity slot with it.
 """
 

@@ -12,6 +12,11 @@ different metric:
 - the longer alias's words, each written whole or shortened to a prefix of three letters or
   more, or a Chinese longer alias's characters in another order ("销售成本（不含折旧）" for
   "不含折旧的销售成本"): still ambiguous, so the phrase is reported as a metric to ask about.
+
+A phrase that matched a metric by its code alone ("claims" for ``CLAIMS``, named "Claims
+incurred") while the labels of two or more metrics hold it ("Claims incurred", "Net claims
+incurred") names none of them more than another: it is asked about too, offering those
+metrics (``LongerLabels.holding``). A phrase that is a metric's name or alias answers.
 """
 
 from __future__ import annotations
@@ -52,11 +57,45 @@ class RowChoice(NamedTuple):
 
 @dataclass(frozen=True)
 class LongerLabels:
-    """For each metric code, the longer aliases of other metrics that contain one of its own."""
+    """For each metric code, the longer aliases of other metrics that contain one of its own;
+    each metric's labels (name and aliases); the codes that several metrics' labels hold."""
 
     by_code: dict[str, tuple[_Longer, ...]]
+    labels: tuple[tuple[str, str], ...]  # (code, label) for every name and alias
+    shared_codes: frozenset[str]  # a code key whose words two or more metrics' labels hold
+
+    def holding(self, phrase: str) -> tuple[str, ...]:
+        """The metrics whose name or alias holds ``phrase`` (whole words, or characters for
+        Chinese) or whose code it is, in the profile's order."""
+        key = alias_key(phrase)
+        return tuple(
+            dict.fromkeys(
+                code
+                for code, label in self.labels
+                if key == alias_key(code) or _contains(label, phrase)
+            )
+        )
 
     def choose(self, text: str, hits: list[AliasHit]) -> RowChoice:
+        shared = [h for h in hits if h.kind == METRIC and alias_key(h.text) in self.shared_codes]
+        choice = self._longer(text, [h for h in hits if h not in shared] if shared else hits)
+        return self._named(choice, shared) if shared else choice
+
+    def _named(self, choice: RowChoice, shared: list[AliasHit]) -> RowChoice:
+        """A shared code written beside the full name of one of the metrics holding it
+        ("Premiums and Claims: Claims incurred", a sheet's heading before its row) is that
+        metric; alone, it is asked about."""
+        named = {h.code for h in choice.hits if h.kind == METRIC}
+        hits, unclear = list(choice.hits), list(choice.unclear)
+        for hit in shared:
+            meant = [code for code in self.holding(hit.text) if code in named]
+            if meant:
+                hits.append(hit._replace(code=meant[0]))
+            else:
+                unclear.append((hit.start, hit.end))
+        return RowChoice(sorted(hits, key=lambda h: h.start), sorted(unclear))
+
+    def _longer(self, text: str, hits: list[AliasHit]) -> RowChoice:
         candidates: dict[str, list[_Longer]] = {}
         folded = ""
         present: set[str] = set()
@@ -122,11 +161,20 @@ def _build(profile: DomainProfile) -> LongerLabels:
                 words = tuple(_TOKEN.findall(long_alias.casefold()))
                 heads = tuple(w[:_SHORTEST_ABBREVIATION] for w in words)
                 by_code.setdefault(code, []).append(_Longer(long, words, other, chars, heads))
+    labels = tuple(aliases)
+    named = {alias_key(alias) for _, alias in aliases}
     return LongerLabels(
         {
             code: tuple(sorted(set(found), key=lambda x: len(x.loose), reverse=True))
             for code, found in by_code.items()
-        }
+        },
+        labels,
+        frozenset(
+            alias_key(metric.code)
+            for metric in profile.all_metrics
+            if alias_key(metric.code) not in named
+            and len({metric.code, *(c for c, label in labels if _contains(label, metric.code))}) > 1
+        ),
     )
 
 

@@ -28,6 +28,13 @@ def ask_unknown_metric(unknown: list[str], options: list[str]) -> str:
     )
 
 
+def ask_which_metric(asked: str, options: list[str]) -> str:
+    return (
+        f'"{asked}" is part of the name of more than one metric, so I will not pick one. '
+        f"Which metric do you mean: {', '.join(options)}?"
+    )
+
+
 def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     return (
         f"The range {first} to {last} is longer than {limit} fiscal years, so it is not looked "

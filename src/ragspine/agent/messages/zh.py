@@ -25,6 +25,13 @@ def ask_unknown_metric(unknown: list[str], options: list[str]) -> str:
     )
 
 
+def ask_which_metric(asked: str, options: list[str]) -> str:
+    return (
+        f"「{asked}」可指不止一个指标，未擅自选定其一。"
+        f"请问您想查询哪个指标？可选：{'、'.join(options)}。"
+    )
+
+
 def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     return (
         f"期间 {first} 至 {last} 超过 {limit} 个财年，未逐年查询。"
