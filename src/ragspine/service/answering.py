@@ -45,7 +45,7 @@ from ragspine.retrieval.skew import in_one_version
 from ragspine.service.backends import Backend, Engine
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
 from ragspine.service.http.chat_history import usable_previous
-from ragspine.service.http.schemas import CacheInfo, ServiceAskResponse
+from ragspine.service.http.schemas import NO_CACHE, CacheInfo, ServiceAskResponse
 from ragspine.service.keys.store import Caller
 from ragspine.service.settings import ServiceSettings
 
@@ -182,7 +182,7 @@ class Answerer:
             )
 
         result = in_one_version(rag.store.snapshot, ask)
-        return as_model(ServiceAskResponse, result, rag.profile, cache=CacheInfo())
+        return as_model(ServiceAskResponse, result, rag.profile, cache=NO_CACHE)
 
     def engine_for(self, clearance: Sensitivity) -> Engine:
         """This thread's read-only engine for ``clearance``, its search index reopened when
