@@ -161,10 +161,10 @@ class Answerer:
         """
         check_question(question, self._settings.max_question_chars)
         check_reference_date(reference_date)
+        # Today read once: the FAQ's validity and the agent's relative periods agree on it.
+        day = reference_date or date.today()
         if self._faq is not None:
-            hit = self._faq.lookup(
-                question, clearance=caller.clearance, today=reference_date or date.today()
-            )
+            hit = self._faq.lookup(question, clearance=caller.clearance, today=day)
             if hit is not None:
                 return faq_response(hit, request_id)
         entry = self._opened(caller.clearance)
@@ -177,9 +177,7 @@ class Answerer:
 
         def ask() -> AgentResult:
             self._follow(entry)
-            return rag.ask(
-                question, reference_date=reference_date, request_id=request_id, previous=earlier
-            )
+            return rag.ask(question, reference_date=day, request_id=request_id, previous=earlier)
 
         result = in_one_version(rag.store.snapshot, ask)
         return as_model(ServiceAskResponse, result, rag.profile, cache=NO_CACHE)
