@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ragspine.llm import mock
 from ragspine.llm.mock import MockProvider, _last_slot_hint
-from ragspine.llm.protocol import SLOT_HINT_PREFIX, LLMProvider, ToolCall
+from ragspine.llm.protocol import SLOT_HINT_PREFIX, LLMProvider, ToolCall, parse_arguments
 from tests.llm.helpers import FOUND, QUERY_METRIC, user
 
 SLOTS: dict[str, object] = {
@@ -141,3 +142,24 @@ def test_the_hint_read_from_the_last_line_is_the_hint_every_line_gives(
 ) -> None:
     messages = [user(text) for text in contents]
     assert _last_slot_hint(messages) == _hint_by_every_line(messages)
+
+
+def test_a_hint_is_decoded_once_and_each_call_gets_its_own_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decoded: list[object] = []
+    parse = parse_arguments
+
+    def counted(raw: object) -> tuple[dict[str, object], str]:
+        decoded.append(raw)
+        return parse(raw)
+
+    monkeypatch.setattr(mock, "parse_arguments", counted)
+    mock._read_hint.cache_clear()
+    hint = _hint({"metric": "NBV", "entity": "ACME_MO", "period": "FY2021", "channel": None})
+    first = MockProvider().create_message(system="", messages=[user(hint)], tools=[QUERY_METRIC])
+    first.tool_calls[0].arguments["metric"] = "tampered"
+    again = MockProvider().create_message(system="", messages=[user(hint)], tools=[QUERY_METRIC])
+    expected = {"metric": "NBV", "entity": "ACME_MO", "period": "FY2021"}
+    assert again.tool_calls[0].arguments == expected
+    assert len(decoded) == 1

@@ -8,7 +8,9 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
 from ragspine.demo.tour import DEMO_QUESTIONS, DEMO_REFERENCE_DATE
 from ragspine.ingestion.pipeline import ingest
@@ -17,6 +19,7 @@ from ragspine.retrieval.refresh import refresh_indexes
 from ragspine.service.answering import Answerer
 from ragspine.service.backends import WorkspaceBackend
 from ragspine.service.http.app import create_app
+from ragspine.service.http.schemas import NO_CACHE, CacheInfo
 from ragspine.service.settings import ServiceSettings
 from ragspine.workspace import Workspace
 
@@ -106,3 +109,9 @@ def test_the_app_leaves_its_startup_objects_out_of_full_collections(
     gc.unfreeze()
     with TestClient(create_app(ServiceSettings(workspace=service_workspace, no_auth=True))):
         assert gc.get_freeze_count() > 0
+
+
+def test_the_empty_cache_block_every_answer_shares_cannot_be_changed() -> None:
+    with pytest.raises(ValidationError, match="frozen"):
+        NO_CACHE.hit = True
+    assert CacheInfo() == NO_CACHE

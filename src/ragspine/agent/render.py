@@ -10,15 +10,34 @@ depreciation")``), unless that label is the metric's name itself.
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 
 from ragspine.agent.messages import Messages
 from ragspine.agent.types import FactNotFound, FoundFact, Slots, ToolResult, UnrecognizedParam
 from ragspine.profile.display import Names
+from ragspine.profile.memo import Memo, memo_for
 from ragspine.storage.documents import PendingValue
 
 
 def subject(slots: Slots, default_channel: str, names: Names) -> str:
-    """``ENTITY PERIOD METRIC`` by name, plus the channel when it is not the default one."""
+    """``ENTITY PERIOD METRIC`` by name, plus the channel when it is not the default one
+    (remembered per profile object: a found figure's line and its pending values' name the
+    same few subjects in every answer, and naming one is a dozen calls)."""
+    period = slots.period
+    key = (
+        slots.metric,
+        slots.entity,
+        period.year,
+        period.type,
+        slots.channel,
+        default_channel,
+        names.language,
+    )
+    memo: Memo[str] = memo_for(names.profile, "subject")
+    return memo.get(key, lambda: _subject(slots, default_channel, names))
+
+
+def _subject(slots: Slots, default_channel: str, names: Names) -> str:
     head = f"{names.entity(slots.entity)} {slots.period.label} {names.metric(slots.metric)}"
     if slots.channel and slots.channel != default_channel:
         channel = names.channel(slots.channel)
@@ -37,10 +56,12 @@ def found_subject(found: FoundFact, msgs: Messages, default_channel: str, names:
 
 
 def _same_words(first: str, second: str) -> bool:
-    def words(text: str) -> str:
-        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return _words(first) == _words(second)
 
-    return words(first) == words(second)
+
+@lru_cache(maxsize=4096)  # row labels and metric names: a few per document, read per answer
+def _words(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def render_result(result: ToolResult, msgs: Messages, default_channel: str, names: Names) -> str:

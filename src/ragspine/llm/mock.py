@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
 
 from ragspine.llm.protocol import (
     SLOT_HINT_PREFIX,
@@ -75,10 +78,18 @@ def _last_slot_hint(messages: list[dict[str, object]]) -> dict[str, object] | No
 
 
 def _hint_slots(line: str) -> dict[str, object] | None:
+    slots = _read_hint(line)
+    return None if slots is None else dict(slots)
+
+
+@lru_cache(maxsize=1024)
+def _read_hint(line: str) -> Mapping[str, object] | None:
+    """The slots a hint line holds, read once per line: the agent writes the same few hints
+    again and again (each caller gets its own copy: a tool call's arguments are its own)."""
     arguments, raw = parse_arguments(line[len(SLOT_HINT_PREFIX) :])
     if raw:
         return None
-    return {k: v for k, v in arguments.items() if v is not None}
+    return MappingProxyType({k: v for k, v in arguments.items() if v is not None})
 
 
 def _summarise_tool_result(content: str) -> str:

@@ -9,7 +9,7 @@ they are kept per profile object: a changed profile is a new object with nothing
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragspine.profile.model import DomainProfile
 
@@ -41,5 +41,9 @@ class Memo(Generic[_Value]):
 
 def memo_for(profile: DomainProfile, name: str) -> Memo[_Value]:
     """The memo called ``name`` kept with ``profile`` (one per profile object)."""
-    memo: Memo[_Value] = profile.compiled(f"memo:{name}", lambda _: Memo())
+    memo: Memo[_Value] = profile.compiled(f"memo:{name}", _new_memo)
     return memo
+
+
+def _new_memo(_: DomainProfile) -> Memo[Any]:
+    return Memo()

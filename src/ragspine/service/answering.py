@@ -45,7 +45,7 @@ from ragspine.retrieval.skew import in_one_version
 from ragspine.service.backends import Backend, Engine
 from ragspine.service.faq.faq_cache import FaqHit, FaqLookup
 from ragspine.service.http.chat_history import usable_previous
-from ragspine.service.http.schemas import CacheInfo, ServiceAskResponse
+from ragspine.service.http.schemas import NO_CACHE, CacheInfo, ServiceAskResponse
 from ragspine.service.keys.store import Caller
 from ragspine.service.settings import ServiceSettings
 
@@ -161,10 +161,10 @@ class Answerer:
         """
         check_question(question, self._settings.max_question_chars)
         check_reference_date(reference_date)
+        # Today read once: the FAQ's validity and the agent's relative periods agree on it.
+        day = reference_date or date.today()
         if self._faq is not None:
-            hit = self._faq.lookup(
-                question, clearance=caller.clearance, today=reference_date or date.today()
-            )
+            hit = self._faq.lookup(question, clearance=caller.clearance, today=day)
             if hit is not None:
                 return faq_response(hit, request_id)
         entry = self._opened(caller.clearance)
@@ -177,12 +177,10 @@ class Answerer:
 
         def ask() -> AgentResult:
             self._follow(entry)
-            return rag.ask(
-                question, reference_date=reference_date, request_id=request_id, previous=earlier
-            )
+            return rag.ask(question, reference_date=day, request_id=request_id, previous=earlier)
 
         result = in_one_version(rag.store.snapshot, ask)
-        return as_model(ServiceAskResponse, result, rag.profile, cache=CacheInfo())
+        return as_model(ServiceAskResponse, result, rag.profile, cache=NO_CACHE)
 
     def engine_for(self, clearance: Sensitivity) -> Engine:
         """This thread's read-only engine for ``clearance``, its search index reopened when

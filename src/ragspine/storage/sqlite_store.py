@@ -265,7 +265,8 @@ class SQLiteFactStore:
         transaction (a write in progress, a snapshot that could not be pinned, another
         thread's) reads the database itself.
         """
-        self._outside_snapshot()
+        if self._kept is not None and not self._in_snapshot:  # ``_outside_snapshot``, inlined
+            self.release_kept()
         reads = self._reads
         if isinstance(reads, ReadCache):
             if not self._conn.in_transaction:

@@ -28,7 +28,7 @@ import os
 import threading
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TypeVar
 
 __all__ = ["ReadCache", "WalWatch"]
 
@@ -37,6 +37,7 @@ _IS_INIT = 12  # offset of the header's "initialised" flag
 MAX_ENTRIES = 4096  # values kept for one state of the file; a change empties the cache
 
 _Value = TypeVar("_Value")
+_MISSING = object()
 
 
 class WalWatch:
@@ -89,8 +90,9 @@ class ReadCache:
     def __init__(self, watch: WalWatch) -> None:
         self._watch = watch
         self._lock = threading.Lock()
-        self._state: bytes | None = None
-        self._values: dict[Hashable, object] = {}
+        # The state the values were read in and the values, one tuple: a reader takes both in
+        # one step without the lock (a writer replaces the tuple, or adds to its dictionary).
+        self._kept: tuple[bytes | None, dict[Hashable, object]] = (None, {})
 
     def state(self) -> bytes | None:
         """The file's state now (``WalWatch.state``)."""
@@ -105,20 +107,23 @@ class ReadCache:
         state = self._watch.state() if at is None else at
         if state is None:
             return load()
-        with self._lock:
-            if state == self._state and key in self._values:
-                return cast(_Value, self._values[key])
+        kept_state, values = self._kept
+        if state == kept_state:
+            # No typing.cast: a function call at run time, on every question's every read.
+            kept = values.get(key, _MISSING)
+            if kept is not _MISSING:
+                return kept  # type: ignore[return-value]
         value = load()
         if at is not None or self._watch.state() == state:
             with self._lock:
-                if state != self._state or len(self._values) >= MAX_ENTRIES:
-                    self._values = {}
-                    self._state = state
-                self._values[key] = value
+                kept_state, values = self._kept
+                if state != kept_state or len(values) >= MAX_ENTRIES:
+                    values = {}
+                    self._kept = (state, values)
+                values[key] = value
         return value
 
     def close(self) -> None:
         with self._lock:
-            self._values = {}
-            self._state = None
+            self._kept = (None, {})
         self._watch.close()
