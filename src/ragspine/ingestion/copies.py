@@ -6,7 +6,7 @@ those of a document already holding its review items is stored without them: its
 passages stay (retrieval folds a passage's copies into one passage citing each file once, and a
 fact's key answers once), except a passage held for review in the original, which the copy
 leaves out rather than release unreviewed. Its sensitivity still counts (every copy of one
-content is raised to the highest level any copy has, see ``storage.ingest_writes.level_copies``
+content is raised to the highest level any copy has, see ``storage.workspace_writes.level_copies``
 and its PostgreSQL counterpart), and the ingest warns which document holds the review items.
 When that document is retired, the copy is read again on its next ingest (``ragspine documents
 remove`` does it at once) and holds them itself.

@@ -1,15 +1,17 @@
-"""The fact table's SQL: its schema and migrations, the statements the store runs, and the
-conversion between stored rows and :class:`~ragspine.storage.facts.Fact` (used by
-``sqlite_store`` and, for bulk upserts, ``ingest_store``)."""
+"""The fact table's SQL: SQLite's schema and migrations, the statements both backends
+run (:func:`fact_queries`, in a backend's parameter marks), and the conversion between stored
+rows and :class:`~ragspine.storage.facts.Fact`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
 
 from ragspine.profile.periods import PERIOD_TYPES
 from ragspine.profile.sensitivity import Sensitivity
+from ragspine.storage.dialect import Dialect, rank_sql
 from ragspine.storage.facts import FACT_FIELDS, Fact, ReviewStatus, utc_timestamp
 
 
@@ -61,33 +63,50 @@ SCHEMA = (
 MIGRATIONS = {2: ("ALTER TABLE fact_metric ADD COLUMN row_label TEXT",)}
 
 COLUMNS = ", ".join(FACT_FIELDS)
-_KEY_WHERE = "metric_code = ? AND entity = ? AND period_type = ? AND period = ? AND channel = ?"
-# Clearance compares ranks, so one statement serves every clearance level.
-_RANK = "CASE sensitivity {} END".format(
-    " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
-)
-_VISIBLE = f"review_status = {_APPROVED} AND {_RANK} <= ?"
-
-FACT_UPSERT_SQL = (
-    f"INSERT OR REPLACE INTO fact_metric ({COLUMNS}) VALUES ({', '.join('?' for _ in FACT_FIELDS)})"
-)
-# The most sensitive visible fact answers: two approved facts differ by level only when an
-# upload conflicted with a fact above its writer's clearance, and a caller cleared for that
-# fact is answered from it (docs/service-access-and-jobs.md).
-GET_FACT_SQL = (
-    f"SELECT {COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
-    f"ORDER BY {_RANK} DESC, ingested_at DESC, source_doc_id ASC LIMIT 1"
-)
-PERIODS_SQL = (
-    "SELECT DISTINCT period_type, period FROM fact_metric "
-    f"WHERE metric_code = ? AND entity = ? AND channel = ? AND {_VISIBLE} "
-    "ORDER BY period_type, period"
-)
+_KEY_FIELDS = ("metric_code", "entity", "period_type", "period", "channel")
 LIST_ORDER = " ORDER BY source_doc_id, metric_code, entity, channel, period, period_type"
-SET_STATUS_SQL = (
-    f"UPDATE fact_metric SET review_status = ? WHERE {_KEY_WHERE} AND source_doc_id = ?"
-)
-DELETE_DOC_SQL = "DELETE FROM fact_metric WHERE source_doc_id = ?"
+
+
+@dataclass(frozen=True)
+class FactQueries:
+    """The fact statements both backends run, in one backend's parameter marks."""
+
+    upsert: str
+    # The natural key's five columns equal to five parameters.
+    key_where: str
+    get_fact: str
+    periods: str
+    set_status: str
+    delete_doc: str
+
+
+@cache
+def fact_queries(dialect: Dialect) -> FactQueries:
+    m = dialect.mark
+    key = " AND ".join(f"{name} = {m}" for name in _KEY_FIELDS)
+    # Clearance compares ranks, so one statement serves every clearance level.
+    visible = f"review_status = {_APPROVED} AND {rank_sql('sensitivity')} <= {m}"
+    return FactQueries(
+        upsert=dialect.upsert("fact_metric", FACT_FIELDS, (*_KEY_FIELDS, "source_doc_id")),
+        key_where=key,
+        # The most sensitive visible fact answers: two approved facts differ by level only
+        # when an upload conflicted with a fact above its writer's clearance, and a caller
+        # cleared for that fact is answered from it (docs/service-access-and-jobs.md).
+        get_fact=(
+            f"SELECT {COLUMNS} FROM fact_metric WHERE {key} AND {visible} "
+            f"ORDER BY {rank_sql('sensitivity')} DESC, ingested_at DESC, source_doc_id ASC "
+            "LIMIT 1"
+        ),
+        periods=(
+            "SELECT DISTINCT period_type, period FROM fact_metric "
+            f"WHERE metric_code = {m} AND entity = {m} AND channel = {m} AND {visible} "
+            "ORDER BY period_type, period"
+        ),
+        set_status=(
+            f"UPDATE fact_metric SET review_status = {m} WHERE {key} AND source_doc_id = {m}"
+        ),
+        delete_doc=f"DELETE FROM fact_metric WHERE source_doc_id = {m}",
+    )
 
 
 @lru_cache(maxsize=4096)

@@ -13,33 +13,23 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.dialect import SQLITE
 from ragspine.storage.fact_sql import (
-    COLUMNS,
-    DELETE_DOC_SQL,
-    FACT_UPSERT_SQL,
-    GET_FACT_SQL,
-    LIST_ORDER,
     MIGRATIONS,
-    PERIODS_SQL,
     SCHEMA,
-    SET_STATUS_SQL,
     VERSION_TABLE,
     fact_of_row,
-    rows_of,
+    fact_queries,
 )
-from ragspine.storage.facts import (
-    DEFAULT_CHANNEL,
-    Fact,
-    ReviewStatus,
-)
+from ragspine.storage.facts import DEFAULT_CHANNEL, Fact
+from ragspine.storage.sql_facts import SQLFacts
 from ragspine.storage.wal_watch import ReadCache, WalWatch
 
 # 2: fact_metric.row_label (the label of the line a value was read from).
@@ -51,6 +41,7 @@ BUSY_SECONDS = 5.0
 # number per file) cannot say which part is at which version: each component keeps its own row.
 _COMPONENT = "fact_metric"
 
+_SQL = fact_queries(SQLITE)
 _Read = TypeVar("_Read")
 # Any read of the file starts a read transaction; the schema's first page is always there.
 _START_READ = "SELECT 1 FROM sqlite_master LIMIT 1"
@@ -70,7 +61,7 @@ def _in_wal_mode(conn: sqlite3.Connection) -> bool:
     return str(mode).lower() == "wal"
 
 
-class SQLiteFactStore:
+class SQLiteFactStore(SQLFacts):
     """A :class:`~ragspine.storage.protocol.FactStoreProtocol` over one SQLite file.
 
     One connection guarded by a re-entrant lock, so a web service can share the store across
@@ -80,6 +71,8 @@ class SQLiteFactStore:
     commit to the file by any connection or process (:mod:`ragspine.storage.wal_watch`); an
     in-memory database is read every time.
     """
+
+    _dialect = SQLITE
 
     def __init__(
         self, path: str | os.PathLike[str], *, read_only: bool = False, read_cache: bool = True
@@ -293,47 +286,40 @@ class SQLiteFactStore:
     def init_schema(self) -> None:
         with self._transaction("create the schema") as conn:
             conn.execute(VERSION_TABLE)
-            row = conn.execute(
-                "SELECT version FROM schema_version WHERE component = ?", (_COMPONENT,)
-            ).fetchone()
-            if row is not None and row[0] > SCHEMA_VERSION:
-                raise StoreError(
-                    f"fact store {self._path} has schema version {row[0]}, newer than this "
-                    f"ragspine understands ({SCHEMA_VERSION}); upgrade ragspine"
-                )
-            for statement in SCHEMA:
-                conn.execute(statement)
-            if row is not None:
-                for version in range(int(row[0]) + 1, SCHEMA_VERSION + 1):
-                    for statement in MIGRATIONS.get(version, ()):
-                        conn.execute(statement)
-            conn.execute(
-                "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
-                (_COMPONENT, SCHEMA_VERSION),
+            self._init_component(conn, _COMPONENT, SCHEMA_VERSION, SCHEMA, MIGRATIONS)
+
+    def _init_component(
+        self,
+        conn: sqlite3.Connection,
+        component: str,
+        version: int,
+        schema: Sequence[str],
+        migrations: Mapping[int, Sequence[str]],
+        *,
+        store: str = "fact store",
+        what: str = "schema",
+    ) -> None:
+        """Bring one component's tables (``schema_version`` row ``component``) to ``version``:
+        create what is missing, then run each newer version's ``migrations``. A file at a
+        newer version than this ragspine's is refused (``StoreError``)."""
+        row = conn.execute(
+            "SELECT version FROM schema_version WHERE component = ?", (component,)
+        ).fetchone()
+        if row is not None and row[0] > version:
+            raise StoreError(
+                f"{store} {self._path} has {what} version {row[0]}, newer than this "
+                f"ragspine understands ({version}); upgrade ragspine"
             )
-
-    def upsert_facts(self, facts: Iterable[Fact]) -> int:
-        rows = rows_of(facts)
-        with self._transaction("write facts") as conn:
-            conn.executemany(FACT_UPSERT_SQL, rows)
-        return len(rows)
-
-    def replace_document_facts(self, doc_id: str, facts: Sequence[Fact]) -> int:
-        for fact in facts:
-            if fact.source_doc_id != doc_id:
-                raise ValueError(
-                    f"cannot file a fact of document {fact.source_doc_id!r} "
-                    f"under document {doc_id!r}"
-                )
-        rows = rows_of(facts)
-        with self._transaction(f"replace the facts of document {doc_id!r}") as conn:
-            conn.execute(DELETE_DOC_SQL, (doc_id,))
-            conn.executemany(FACT_UPSERT_SQL, rows)
-        return len(rows)
-
-    def delete_document(self, doc_id: str) -> int:
-        with self._transaction(f"delete document {doc_id!r}") as conn:
-            return conn.execute(DELETE_DOC_SQL, (doc_id,)).rowcount
+        for statement in schema:
+            conn.execute(statement)
+        if row is not None:
+            for step in range(int(row[0]) + 1, version + 1):
+                for statement in migrations.get(step, ()):
+                    conn.execute(statement)
+        conn.execute(
+            "INSERT OR REPLACE INTO schema_version (component, version) VALUES (?, ?)",
+            (component, version),
+        )
 
     def get_fact(
         self,
@@ -352,63 +338,14 @@ class SQLiteFactStore:
     def _get_fact(self, params: tuple[str | int, ...]) -> Fact | None:
         with self._lock:
             try:
-                row = self._conn.execute(GET_FACT_SQL, params).fetchone()
+                row = self._conn.execute(_SQL.get_fact, params).fetchone()
             except sqlite3.Error as exc:
                 raise self._failure("read facts", exc) from exc
         return None if row is None else fact_of_row(row)
 
-    def list_facts(
-        self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None
-    ) -> list[Fact]:
-        clauses: list[str] = []
-        params: list[str] = []
-        if doc_id is not None:
-            clauses.append("source_doc_id = ?")
-            params.append(doc_id)
-        if review_status is not None:
-            clauses.append("review_status = ?")
-            params.append(ReviewStatus.parse(review_status).value)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._query(f"SELECT {COLUMNS} FROM fact_metric{where}{LIST_ORDER}", params)
-        return [Fact(*row) for row in rows]
-
-    def set_review_status(
-        self,
-        metric_code: str,
-        entity: str,
-        period_type: str,
-        period: str,
-        channel: str,
-        source_doc_id: str,
-        status: ReviewStatus,
-    ) -> bool:
-        params = (
-            ReviewStatus.parse(status).value,
-            metric_code,
-            entity,
-            period_type,
-            period,
-            channel,
-            source_doc_id,
-        )
-        with self._transaction("set a review status") as conn:
-            return conn.execute(SET_STATUS_SQL, params).rowcount > 0
-
-    def available_periods(
-        self,
-        metric_code: str,
-        entity: str,
-        channel: str = DEFAULT_CHANNEL,
-        *,
-        clearance: Sensitivity = DEFAULT_CLEARANCE,
-    ) -> list[tuple[str, str]]:
-        rank = Sensitivity.parse(clearance).rank
-        rows = self._query(PERIODS_SQL, (metric_code, entity, channel, rank))
-        return [(period_type, period) for period_type, period in rows]
-
-    def count_facts(self) -> int:
-        (count,) = self._query("SELECT COUNT(*) FROM fact_metric")[0]
-        return int(count)
+    def _fact_of_row(self, row: tuple[Any, ...]) -> Fact:
+        """A listed row's fact, built afresh (``get_fact`` goes through ``fact_of_row``)."""
+        return Fact(*row)
 
     def close(self) -> None:
         with self._lock:
@@ -417,14 +354,3 @@ class SQLiteFactStore:
                 self._reads.close()  # unmap the -shm file while the connection still holds it
             self._reads = False
             self._conn.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -6,97 +6,49 @@ store on a schema of another version fails with the command that fixes it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import lru_cache
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 import psycopg
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
+from ragspine.storage.fact_sql import fact_queries
 from ragspine.storage.facts import (
     DEFAULT_CHANNEL,
     FACT_FIELDS,
     Fact,
-    ReviewStatus,
     utc_timestamp,
 )
 from ragspine.storage.postgres.connection import DEFAULT_SCHEMA, PostgresDatabase
+from ragspine.storage.postgres.dialect import POSTGRES
 from ragspine.storage.postgres.migrations import check_version
+from ragspine.storage.sql_facts import SQLFacts
 
-_APPROVED = f"'{ReviewStatus.APPROVED.value}'"
-_COLUMNS = ", ".join(FACT_FIELDS)
-_KEY_WHERE = (
-    "metric_code = %s AND entity = %s AND period_type = %s AND period = %s AND channel = %s"
-)
-
-
-def rank_sql(expression: str) -> str:
-    """A SQL expression ranking a sensitivity level (our own enum values only)."""
-    cases = " ".join(f"WHEN '{level.value}' THEN {level.rank}" for level in Sensitivity)
-    return f"(CASE {expression} {cases} END)"
-
-
-_VISIBLE = f"review_status = {_APPROVED} AND {rank_sql('sensitivity')} <= %s"
-
-FACT_UPSERT_SQL = (
-    f"INSERT INTO fact_metric ({_COLUMNS}) VALUES ({', '.join('%s' for _ in FACT_FIELDS)}) "
-    "ON CONFLICT (metric_code, entity, period_type, period, channel, source_doc_id) DO UPDATE "
-    "SET "
-    + ", ".join(
-        f"{name} = EXCLUDED.{name}"
-        for name in FACT_FIELDS
-        if name
-        not in ("metric_code", "entity", "period_type", "period", "channel", "source_doc_id")
-    )
-)
-# As in SQLite: the most sensitive visible fact answers, then the most recent.
-_GET_FACT_SQL = (
-    f"SELECT {_COLUMNS} FROM fact_metric WHERE {_KEY_WHERE} AND {_VISIBLE} "
-    f"ORDER BY {rank_sql('sensitivity')} DESC, ingested_at DESC, source_doc_id ASC LIMIT 1"
-)
-_PERIODS_SQL = (
-    "SELECT DISTINCT period_type, period FROM fact_metric "
-    f"WHERE metric_code = %s AND entity = %s AND channel = %s AND {_VISIBLE} "
-    "ORDER BY period_type, period"
-)
-_LIST_ORDER = " ORDER BY source_doc_id, metric_code, entity, channel, period, period_type"
-_SET_STATUS_SQL = (
-    f"UPDATE fact_metric SET review_status = %s WHERE {_KEY_WHERE} AND source_doc_id = %s"
-)
-_DELETE_DOC_SQL = "DELETE FROM fact_metric WHERE source_doc_id = %s"
+_SQL = fact_queries(POSTGRES)
 
 
 @lru_cache(maxsize=4096)
 def fact_of_row(row: tuple[Any, ...]) -> Fact:
-    """The fact a stored row holds, built once per distinct row (see the SQLite store)."""
+    """The fact a stored row holds, built once per distinct row (see ``fact_sql.fact_of_row``);
+    PostgreSQL hands ``ingested_at`` back as a datetime, canonicalised here."""
     values = dict(zip(FACT_FIELDS, row, strict=True))
     if isinstance(values["ingested_at"], datetime):
         values["ingested_at"] = utc_timestamp(values["ingested_at"])
     return Fact(**values)
 
 
-def rows_of(facts: Iterable[Fact]) -> list[tuple[Any, ...]]:
-    """Facts as insert rows; one timestamp for the whole batch when a fact brings none."""
-    now = utc_timestamp()
-    return [
-        tuple(
-            (fact.ingested_at or now) if name == "ingested_at" else getattr(fact, name)
-            for name in FACT_FIELDS
-        )
-        for fact in facts
-    ]
-
-
-class PostgresFactStore:
+class PostgresFactStore(SQLFacts):
     """A :class:`~ragspine.storage.protocol.FactStoreProtocol` over one PostgreSQL schema.
 
     Thread-safe: each call takes a pooled connection. ``read_only`` opens connections the
     server itself keeps from writing (what answering questions needs).
     """
+
+    _dialect = POSTGRES
 
     def __init__(
         self,
@@ -166,30 +118,6 @@ class PostgresFactStore:
         except psycopg.Error as exc:
             raise self._failure("check the schema version", exc) from exc
 
-    def upsert_facts(self, facts: Iterable[Fact]) -> int:
-        rows = rows_of(facts)
-        with self._transaction("write facts") as conn, conn.cursor() as cur:
-            cur.executemany(FACT_UPSERT_SQL, rows)
-        return len(rows)
-
-    def replace_document_facts(self, doc_id: str, facts: Sequence[Fact]) -> int:
-        for fact in facts:
-            if fact.source_doc_id != doc_id:
-                raise ValueError(
-                    f"cannot file a fact of document {fact.source_doc_id!r} "
-                    f"under document {doc_id!r}"
-                )
-        rows = rows_of(facts)
-        with self._transaction(f"replace the facts of document {doc_id!r}") as conn:
-            conn.execute(_DELETE_DOC_SQL, (doc_id,))
-            with conn.cursor() as cur:
-                cur.executemany(FACT_UPSERT_SQL, rows)
-        return len(rows)
-
-    def delete_document(self, doc_id: str) -> int:
-        with self._transaction(f"delete document {doc_id!r}") as conn:
-            return conn.execute(_DELETE_DOC_SQL, (doc_id,)).rowcount
-
     def get_fact(
         self,
         metric_code: str,
@@ -201,72 +129,11 @@ class PostgresFactStore:
         clearance: Sensitivity = DEFAULT_CLEARANCE,
     ) -> Fact | None:
         rank = Sensitivity.parse(clearance).rank
-        rows = self._query(_GET_FACT_SQL, (metric_code, entity, period_type, period, channel, rank))
+        rows = self._query(_SQL.get_fact, (metric_code, entity, period_type, period, channel, rank))
         return fact_of_row(rows[0]) if rows else None
 
-    def list_facts(
-        self, *, doc_id: str | None = None, review_status: ReviewStatus | None = None
-    ) -> list[Fact]:
-        clauses: list[str] = []
-        params: list[str] = []
-        if doc_id is not None:
-            clauses.append("source_doc_id = %s")
-            params.append(doc_id)
-        if review_status is not None:
-            clauses.append("review_status = %s")
-            params.append(ReviewStatus.parse(review_status).value)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._query(f"SELECT {_COLUMNS} FROM fact_metric{where}{_LIST_ORDER}", params)
-        return [fact_of_row(row) for row in rows]
-
-    def set_review_status(
-        self,
-        metric_code: str,
-        entity: str,
-        period_type: str,
-        period: str,
-        channel: str,
-        source_doc_id: str,
-        status: ReviewStatus,
-    ) -> bool:
-        params = (
-            ReviewStatus.parse(status).value,
-            metric_code,
-            entity,
-            period_type,
-            period,
-            channel,
-            source_doc_id,
-        )
-        with self._transaction("set a review status") as conn:
-            return conn.execute(_SET_STATUS_SQL, params).rowcount > 0
-
-    def available_periods(
-        self,
-        metric_code: str,
-        entity: str,
-        channel: str = DEFAULT_CHANNEL,
-        *,
-        clearance: Sensitivity = DEFAULT_CLEARANCE,
-    ) -> list[tuple[str, str]]:
-        rank = Sensitivity.parse(clearance).rank
-        rows = self._query(_PERIODS_SQL, (metric_code, entity, channel, rank))
-        return [(str(period_type), str(period)) for period_type, period in rows]
-
-    def count_facts(self) -> int:
-        (count,) = self._query("SELECT count(*) FROM fact_metric")[0]
-        return int(count)
+    def _fact_of_row(self, row: tuple[Any, ...]) -> Fact:
+        return fact_of_row(row)
 
     def close(self) -> None:
         self._db.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

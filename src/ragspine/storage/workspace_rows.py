@@ -1,13 +1,16 @@
-"""How the workspace store's tables map to Python: the column lists its statements name, and
-the rows of text blocks, chunks and review items turned into tuples and back."""
+"""How the workspace stores' tables map to Python, for both backends: the column lists their
+statements name, and the rows of documents, text blocks, chunks and review items turned into
+tuples and back (lists of names and JSON as each backend's :class:`Dialect` stores them)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ragspine.storage.chunks import Chunk
+from ragspine.storage.dialect import Dialect
 from ragspine.storage.documents import (
     SUSPICIOUS_INSTRUCTION,
+    DocumentRecord,
     ReviewItem,
     ReviewState,
     TextBlockRow,
@@ -24,8 +27,8 @@ BLOCK_COLUMNS = (
 CHUNK_COLUMNS = (
     "chunk_id, doc_id, locator, title, text, entities, periods, language, sensitivity, version"
 )
-# Held while a suspicious_instruction item on the passage is not approved: derived on every
-# read, as in SQLite, so a decision takes effect at once.
+# A chunk is held while a suspicious_instruction item on its passage is not approved. Derived
+# on every read rather than stored, so a decision takes effect at once and the schema stays.
 _HELD = (
     "EXISTS (SELECT 1 FROM review_items r WHERE r.doc_id = chunks.doc_id AND "
     f"r.locator = chunks.locator AND r.reason = '{SUSPICIOUS_INSTRUCTION}' AND "
@@ -37,15 +40,32 @@ REVIEW_INSERT = (
     "corrected_value"
 )
 REVIEW_COLUMNS = f"item_id, {REVIEW_INSERT}"
-REVIEW_MARKS = ", ".join("%s" for _ in REVIEW_INSERT.split(","))
 
 
-def marks(count: int) -> str:
-    """The placeholders of an ``INSERT`` of ``count`` columns."""
-    return ", ".join("%s" for _ in range(count))
+def manifest_row(
+    record: DocumentRecord, now: str, n_facts: int, n_blocks: int, n_review: int
+) -> tuple[object, ...]:
+    """A document's manifest row, in ``DOC_COLUMNS`` order."""
+    return (
+        record.doc_id,
+        record.source_path,
+        record.content_hash,
+        record.metadata_hash,
+        record.size_bytes,
+        record.kind,
+        record.sensitivity,
+        record.extractor_version,
+        record.mapping_version,
+        record.ingested_at or now,
+        n_facts,
+        n_blocks,
+        n_review,
+        record.content_sensitivity,
+        record.n_hidden,
+    )
 
 
-def block_row(block: TextBlockRow) -> tuple[object, ...]:
+def block_row(dialect: Dialect, block: TextBlockRow) -> tuple[object, ...]:
     return (
         block.doc_id,
         block.position,
@@ -55,12 +75,12 @@ def block_row(block: TextBlockRow) -> tuple[object, ...]:
         block.text,
         block.sensitivity,
         block.language,
-        list(block.entities),
-        list(block.periods),
+        dialect.pack_names(block.entities),
+        dialect.pack_names(block.periods),
     )
 
 
-def block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
+def block_from_row(dialect: Dialect, row: tuple[Any, ...]) -> TextBlockRow:
     doc_id, position, locator, kind, title, text, sensitivity, language, entities, periods = row
     return TextBlockRow(
         doc_id,
@@ -71,27 +91,27 @@ def block_from_row(row: tuple[Any, ...]) -> TextBlockRow:
         text,
         sensitivity,
         language,
-        entities=tuple(entities),
-        periods=tuple(periods),
+        entities=dialect.unpack_names(entities),
+        periods=dialect.unpack_names(periods),
     )
 
 
-def chunk_row(chunk: Chunk) -> tuple[object, ...]:
+def chunk_row(dialect: Dialect, chunk: Chunk) -> tuple[object, ...]:
     return (
         chunk.chunk_id,
         chunk.doc_id,
         chunk.locator,
         chunk.title,
         chunk.text,
-        list(chunk.entities),
-        list(chunk.periods),
+        dialect.pack_names(chunk.entities),
+        dialect.pack_names(chunk.periods),
         chunk.language,
         chunk.sensitivity,
         chunk.version,
     )
 
 
-def chunk_from_row(row: tuple[Any, ...]) -> Chunk:
+def chunk_from_row(dialect: Dialect, row: tuple[Any, ...]) -> Chunk:
     chunk_id, doc_id, locator, title, text, entities, periods, language, sens, version, held = row
     return Chunk(
         chunk_id,
@@ -99,8 +119,8 @@ def chunk_from_row(row: tuple[Any, ...]) -> Chunk:
         locator,
         title,
         text,
-        tuple(entities),
-        tuple(periods),
+        dialect.unpack_names(entities),
+        dialect.unpack_names(periods),
         language,
         sens,
         version,
@@ -108,14 +128,30 @@ def chunk_from_row(row: tuple[Any, ...]) -> Chunk:
     )
 
 
-def review_from_row(row: tuple[Any, ...]) -> ReviewItem:
+def review_row(dialect: Dialect, item: ReviewItem, doc_id: str, now: str) -> tuple[object, ...]:
+    """An item's row in ``REVIEW_INSERT`` order (a new item is created ``now``)."""
+    return (
+        doc_id,
+        item.locator,
+        item.reason,
+        item.detail,
+        dialect.pack_json(item.proposed),
+        item.state.value,
+        item.sensitivity,
+        item.created_at or now,
+        item.resolved_at,
+        item.corrected_value,
+    )
+
+
+def review_from_row(dialect: Dialect, row: tuple[Any, ...]) -> ReviewItem:
     item_id, doc_id, locator, reason, detail, proposed, state, sens, created, resolved, fixed = row
     return ReviewItem(
         doc_id=str(doc_id),
         locator=str(locator),
         reason=str(reason),
         detail=str(detail),
-        proposed=dict(proposed) if proposed is not None else None,
+        proposed=dialect.unpack_json(proposed),
         item_id=int(item_id),
         state=ReviewState(str(state)),
         sensitivity=str(sens),
