@@ -153,6 +153,30 @@ def test_ask_takes_the_web_pages_history(client: TestClient, truth: GroundTruth)
     assert without["answer_kind"] != "found"
 
 
+def test_a_period_counted_from_the_previous_quarter_over_ask(
+    client: TestClient, truth: GroundTruth
+) -> None:
+    """The follow-up "上一年呢？" after a quarter is that quarter a year earlier, never a
+    full year's figure."""
+
+    def stated(period_type: str, year: str) -> set[str]:
+        key = ("REVENUE", "ACME_HK", period_type, year, "TOTAL")
+        return {f"{f.value:g}" for f in truth.facts if f.key == key}
+
+    body = {
+        "question": "上一年呢？",
+        "history": ["香港2025年第三季度收入是多少"],
+        "reference_date": REF,
+    }
+    answer = client.post("/v1/ask", json=body, headers=INTERNAL).json()
+    assert answer["answer_kind"] == "found", answer["answer"]
+    assert answer["answer"].startswith("【假设】收入，香港，2024Q3，沿用上一个问题")
+    (found,) = answer["tool_results"]
+    assert f"{found['value']:g}" in stated("Q3", "2024")
+    full_years = stated("FY", "2025") | stated("FY", "2024")
+    assert full_years and not any(f"{float(v):,.0f}" in answer["answer"] for v in full_years)
+
+
 def test_a_history_longer_than_the_limit_is_refused(client: TestClient) -> None:
     body = {"question": "那FY2023呢？", "history": ["香港FY2024的营运利润是多少"] * 21}
     assert client.post("/v1/ask", json=body, headers=INTERNAL).status_code == 422

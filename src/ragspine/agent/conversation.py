@@ -28,7 +28,9 @@ its line names no slot). A question that asks for prose ("why …", "what is …
 "为什么占比这么高") and names no metric is not a follow-up; nor is a question when nothing was
 settled before it. A competitor name or an unknown name of an earlier turn is inherited too,
 so "and in FY2023?" after a refused question is refused (or asked about) again, never answered
-for the home entity.
+for the home entity. A period named from the previous one ("上一年呢？", "and the previous
+quarter?", "去年同期呢？", "and Q2?") is counted from it at its granularity
+(``agent.period_shift``), and asked about when it has no such step.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
 from ragspine.agent.parse import Given, RuleIntentParser, parse_intent
 from ragspine.agent.period_breakdown import BREAKDOWN_PREFIX
+from ragspine.agent.period_shift import with_shifted_period
 from ragspine.agent.types import (
     Analysis,
     AnalysisOp,
@@ -120,6 +123,10 @@ class FollowUp:
     # The entities the previous turn named, when the merged intent looks up more (the units a
     # computation runs over): the note names what was inherited, not every unit looked up.
     entities_named: tuple[str, ...] = ()
+    # A period named from the previous one that it has no step for ("上个季度" after FY2025):
+    # the words, and the periods they were counted from, for the gateway's question.
+    unshifted: str | None = None
+    counted_from: tuple[Period, ...] = ()
 
     def note(self, profile: DomainProfile) -> str:
         """The assumption line naming every inherited slot by the profile's names, or ""."""
@@ -138,9 +145,17 @@ class FollowUp:
         self, clarification: ClarificationResult, profile: DomainProfile
     ) -> ClarificationResult:
         """The gateway's decision, turned into a refusal when the inherited entity is a
-        competitor's (the gate screens only the follow-up's own text)."""
+        competitor's (the gate screens only the follow-up's own text), and its question about
+        a period named from a previous one it cannot be counted from said as such."""
         if self.refused_entity is None or clarification.mode is ClarifyMode.OUT_OF_SCOPE_ENTITY:
-            return clarification
+            if self.unshifted is None or clarification.reason is not ClarifyReason.UNKNOWN_PERIOD:
+                return clarification
+            asked = for_language(self.intent.language).ask_shifted_period(
+                self.unshifted,
+                [p.label for p in self.counted_from],
+                list(clarification.narrowing_options),
+            )
+            return replace(clarification, question=asked)
         home = profile.home_company_name
         return ClarificationResult(
             mode=ClarifyMode.OUT_OF_SCOPE_ENTITY,
@@ -184,6 +199,15 @@ def follow_up(
     again over the inherited metric, entity and period, and computed."""
     if context.empty:
         return None
+    asked = intent.raw_question
+    # "上一年呢？", "and the previous quarter?": the period counted from the previous one, read
+    # over the question without those words (``raw_question`` until the merge is returned)
+    moved = (
+        None
+        if profile is None
+        else with_shifted_period(intent, context.periods, profile, day or date.today())
+    )
+    intent = moved or intent
     inherited: list[str] = []
     carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
     computed = _computation_asked(intent, context, profile, day)
@@ -245,7 +269,9 @@ def follow_up(
         elif context.external_entity is not None:
             intent = replace(intent, external_entity=context.external_entity)
             refused = context.external_entity
-    if not (intent.periods or intent.unknown_periods or intent.long_range):
+    if moved is not None and moved.periods:
+        inherited.append("period")  # derived from the previous period: the note names it
+    elif not (intent.periods or intent.unknown_periods or intent.long_range):
         if context.periods:
             intent = replace(intent, period=context.periods[0], periods=context.periods)
             inherited.append("period")
@@ -267,7 +293,15 @@ def follow_up(
     if not inherited and not carried and refused is None:
         return None
     named = context.entities if computed is not None and "entity" in inherited else ()
-    return FollowUp(intent, tuple(inherited), refused, named)
+    unshifted = moved.unknown_periods[0] if moved is not None and not moved.periods else None
+    return FollowUp(
+        replace(intent, raw_question=asked),
+        tuple(inherited),
+        refused,
+        named,
+        unshifted,
+        context.periods if unshifted is not None else (),
+    )
 
 
 def _computation_asked(
@@ -284,7 +318,7 @@ def _computation_asked(
     given = Given(
         context.metrics,
         context.entities if _left_out(intent, "entity", context) else (),
-        context.periods if _left_out(intent, "period", context) else (),
+        context.periods if _left_out(intent, "period", context) else intent.periods,
     )
     again = parse_intent(intent.raw_question, day, profile=profile, given=given)
     return again if again.analysis is not None else None

@@ -52,6 +52,19 @@ def ask_period(unknown: list[str], year_end_month: int, options: list[str]) -> s
     )
 
 
+def ask_shifted_period(words: str, counted_from: list[str], options: list[str]) -> str:
+    base = (
+        f"the previous question's period ({' / '.join(counted_from)}) has no such step"
+        if counted_from
+        else "the previous question named no period"
+    )
+    return (
+        f'"{words}" is counted from the previous question\'s period, and {base}, so I will not '
+        f"answer for a different period. Which period do you mean? For example: "
+        f"{', '.join(options)}."
+    )
+
+
 _MONTH_NAMES_EN = (
     "January",
     "February",

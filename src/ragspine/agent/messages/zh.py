@@ -47,6 +47,18 @@ def ask_period(unknown: list[str], year_end_month: int, options: list[str]) -> s
     )
 
 
+def ask_shifted_period(words: str, counted_from: list[str], options: list[str]) -> str:
+    base = (
+        f"上一个问题的期间（{' / '.join(counted_from)}）无法这样推算"
+        if counted_from
+        else "上一个问题未指明期间"
+    )
+    return (
+        f"「{words}」按上一个问题的期间推算，但{base}，未按其他期间作答。"
+        f"请问您想查询哪个期间？例如：{'、'.join(options)}。"
+    )
+
+
 def ask_entity(unknown: list[str], options: list[str]) -> str:
     names = "、".join(f"「{u}」" for u in unknown)
     return (
