@@ -127,3 +127,12 @@ def test_a_follow_up_for_the_latest_quarter_takes_no_year_from_before(tmp_path: 
 def test_the_latest_year_is_the_latest_complete_fiscal_year(question: str, label: str) -> None:
     intent = parse_intent(question, REF, profile=acme())
     assert [p.label for p in intent.periods] == [label]
+
+
+def test_a_unit_with_no_such_period_is_not_found_for_the_others_latest(tmp_path: Path) -> None:
+    facts = [*hk_revenue(), fact("REVENUE", "ACME_GROUP", "FY", "2025", 4987)]
+    result = ask(tmp_path, "Hong Kong and Group revenue in the latest quarter", facts)
+    assert result.answer_kind is AnswerKind.PARTIAL
+    assert "790" in numbers(result.answer)
+    assert not {"3105", "4987"} & set(numbers(result.answer))
+    assert "Group" in result.answer and "2025Q3" in result.answer.splitlines()[0]

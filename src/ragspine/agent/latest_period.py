@@ -3,9 +3,10 @@
 The parser leaves such a question's period empty and marks the kind asked
 (``ParsedIntent.latest``); once the gateway has filled the entity, the period is looked up among
 the approved facts the caller may see for every metric and unit asked, ending on or before the
-reference date. When they all have the same latest one it is answered for, and the answer
-says which; when none has one, or they differ, the question is asked back — never answered
-for the latest full year.
+reference date. When those that have one all have the same latest one it is answered for
+(a unit with none is then reported not found for it), and the answer says which; when none
+has one, or they differ, the question is asked back — never answered for the latest full
+year.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def with_latest(
             if period.type.startswith(kind) and calendar.period_end(period) <= tools.reference_date
         ]
         latest[metric, unit] = max(ended, key=calendar.period_end, default=None)
-    found = set(latest.values())
-    if len(found) == 1 and None not in found:
+    # A unit with no such period at all does not block the others' (a ranking of every
+    # unit in the latest quarter): it is reported not found for that period.
+    found = {period for period in latest.values() if period is not None}
+    if len(found) == 1:
         (period,) = found
-        assert period is not None
         return replace(intent, period=period, periods=(period,)), msgs.latest_assumed(
             kind, period.label
         )
