@@ -24,6 +24,7 @@ from ragspine.agent.compare import comparison, yearly_changes
 from ragspine.agent.consistency import FactCheck, pending_values
 from ragspine.agent.conversation import FollowUp, context_of, follow_up
 from ragspine.agent.guard import ToolContext, run_tool_loop
+from ragspine.agent.latest_period import with_latest
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.narrative import filters_for, run_narrative
 from ragspine.agent.normalize import normalize_question
@@ -133,7 +134,7 @@ def answer_question(
     follow: FollowUp | None = None
     if previous:
         context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS)
-        follow = follow_up(intent, context, profile=profile, day=day)
+        follow = _latest_kept(intent, follow_up(intent, context, profile=profile, day=day))
         if follow is not None:
             intent = follow.intent
             trace.inherited_slots = list(follow.inherited)
@@ -168,12 +169,20 @@ def answer_question(
         if clarification.mode is ClarifyMode.ANSWER_WITH_ASSUMPTIONS:
             intent = _apply_assumptions(intent, clarification)
             trace.assumed_slots = sorted(clarification.assumed_slots)
-        result = _route(run, intent, clarification)
-        note = follow.note(profile) if follow is not None else ""
-        if note:  # "" for an answer computing nothing that kept no cue of an earlier turn
-            result.answer = f"{note}\n{result.answer}"
-        if clarification.assumption_note:
-            result.answer = f"{clarification.assumption_note}\n{result.answer}"
+        latest = _latest(run, intent)
+        if isinstance(latest, ClarificationResult):  # no one latest period to answer for
+            trace.clarification_mode, trace.clarification_reason = latest.mode, latest.reason
+            result = AgentResult(
+                latest.question, intent.route, latest, answer_kind=AnswerKind.CLARIFY
+            )
+        else:
+            intent, note = latest
+            result = _route(run, intent, clarification)
+            for line in (note, follow.note(profile) if follow is not None else ""):
+                if line:  # "" for an answer computing nothing that kept no cue of an earlier turn
+                    result.answer = f"{line}\n{result.answer}"
+            if clarification.assumption_note:
+                result.answer = f"{clarification.assumption_note}\n{result.answer}"
 
     result.request_id = trace.request_id
     result.intent = intent
@@ -182,6 +191,24 @@ def answer_question(
     result.trace = trace.to_event()
     (trace_sink or NullTraceSink()).emit(result.trace)
     return result
+
+
+def _latest(run: _Run, intent: ParsedIntent) -> tuple[ParsedIntent, str] | ClarificationResult:
+    """``intent`` with the latest period it asks for and the note saying so ("" when it asks
+    for none), or the question to ask (``agent.latest_period``)."""
+    if intent.latest is None or intent.periods or intent.route is Route.NARRATIVE:
+        return intent, ""
+    return with_latest(intent, run.tools, run.msgs)
+
+
+def _latest_kept(intent: ParsedIntent, follow: FollowUp | None) -> FollowUp | None:
+    """A follow-up asking for "the latest quarter" takes no period from the previous turn: its
+    period is the latest one with figures (``agent.latest_period``)."""
+    if follow is None or intent.latest is None or "period" not in follow.inherited:
+        return follow
+    kept = tuple(slot for slot in follow.inherited if slot != "period")
+    merged = replace(follow.intent, period=None, periods=())
+    return replace(follow, intent=merged, inherited=kept) if kept else None
 
 
 def _record_intent(trace: RequestTrace, intent: ParsedIntent) -> None:

@@ -163,7 +163,7 @@ def _assumptions(intent: ParsedIntent, day: date, profile: DomainProfile) -> Cla
             for e in profile.entities
             if e.code != profile.company.home_entity
         ]
-    if intent.period is None:
+    if intent.period is None and intent.latest is None:  # "the latest quarter": looked up
         period = FiscalCalendar(profile.fiscal.year_end_month).latest_complete_year(day)
         options += [Period(period.year - 1, "FY").label, Period(period.year + 1, "H1").label]
     if entity is None and period is None:

@@ -43,12 +43,14 @@ from ragspine.agent.not_entities import (
 )
 from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityGate
-from ragspine.agent.types import AnalysisOp, ParsedIntent, Route
+from ragspine.agent.types import Analysis, AnalysisOp, ParsedIntent, Route
 from ragspine.agent.unit_request import find_unit_request
 from ragspine.agent.unknown_names import SLOT, unknown_entities
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
 from ragspine.profile.matching import AliasHit, MatcherSet, alias_key, detect_language, mask
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.model import DomainProfile, MetricKind
+from ragspine.profile.period_latest import LatestMatch, find_latest
+from ragspine.profile.period_parts import part_year
 from ragspine.profile.periods import (
     MAX_RANGE_YEARS,
     Period,
@@ -167,7 +169,12 @@ def _parse(
     unit_request = find_unit_request(text, profile.company.reporting_currency)
     if unit_request is not None:
         text = mask(text, unit_request.spans)
+    # "the latest quarter", "最近半年": a period the facts name (``agent.latest_period``);
+    # "the last three quarters" names several and is asked about.
+    latest = find_latest(text)
     unnamed: list[tuple[int, int]] = []
+    if latest:
+        text = mask(text, [(m.start, m.end) for m in latest])
     period_hits = merge_ranges(
         text,
         find_periods(text, reference_date, lex.glossary.calendar, unnamed=unnamed),
@@ -189,7 +196,17 @@ def _parse(
     residual = mask(text, [*((h.start, h.end) for h in term_hits), *other_metrics])
 
     metrics, entities, channels = _codes(term_hits)
+    # "2025年前三季度", "YTD Q3 2025": the quarters of a part of a year, for their sum.
+    part = part_year(
+        screen.masked_text, unnamed, period_hits, reference_date, lex.glossary.calendar
+    )
+    if part is not None:
+        unnamed = []
+        period_hits = [hit for hit in period_hits if hit is not part.hit]
     periods, long_range = _periods(period_hits)
+    if part is not None:
+        periods = part.quarters
+    latest_kind = _latest(latest, periods, unnamed)
 
     numeric_hits, growth_hits, prose_hits, place_hits, analyst_hits = lex.leftovers.finditer(
         residual, respace=False
@@ -210,6 +227,7 @@ def _parse(
 
     slot_spans = [(p.start, p.end) for p in period_hits] + [(h.start, h.end) for h in term_hits]
     slot_spans += unnamed
+    slot_spans += [(m.start, m.end) for m in latest]
     unslotted = mask(screen.masked_text, other_metrics) if other_metrics else screen.masked_text
     marked = mask(unslotted, slot_spans, fill=SLOT)
     cue_spans = [
@@ -267,6 +285,8 @@ def _parse(
                 # "agency channel total gross margin": the channel named beside "total" is summed
                 kept = tuple(c for c in channels if c != total_channel(profile))
                 channels = kept or channels
+    if part is not None and metrics:
+        analysis = _part_sum(analysis, growth, metrics, profile, part.said)
     # Positional, in the order of ParsedIntent's fields: sixteen keyword arguments cost 3% of
     # a parse. Each line names its field.
     return ParsedIntent(
@@ -289,7 +309,21 @@ def _parse(
         long_range,
         tuple(_text_of(screen.masked_text, span) for span in unnamed),  # unknown_periods
         analysis,
+        latest_kind,  # latest
     )
+
+
+def _latest(
+    found: list[LatestMatch], periods: tuple[Period, ...], unnamed: list[tuple[int, int]]
+) -> str | None:
+    """The kind of period a "latest quarter / half" asks for. One naming several periods
+    ("最近三个季度"), several kinds, or one beside another period ("the latest quarter of
+    2025") is added to ``unnamed`` for the gateway to ask about."""
+    kinds = {m.kind for m in found}
+    if not found or (len(kinds) == 1 and "" not in kinds and not periods and not unnamed):
+        return found[0].kind if found else None
+    unnamed += [(m.start, m.end) for m in found]
+    return None
 
 
 def _text_of(text: str, span: tuple[int, int]) -> str:
@@ -316,6 +350,22 @@ def _periods(hits: list[PeriodMatch]) -> tuple[tuple[Period, ...], tuple[Period,
         else:
             periods += hit.periods
     return tuple(dict.fromkeys(periods)), long_range
+
+
+def _part_sum(
+    analysis: Analysis | None,
+    growth: bool,
+    metrics: tuple[str, ...],
+    profile: DomainProfile,
+    said: str,
+) -> Analysis:
+    """A part of a year asks for the sum of its quarters: computed for amounts (a ratio's
+    quarters are shown and said not to add up), never for a count, nor beside another
+    computation (a change, a ranking), which would need the sum of a base period too."""
+    kinds = {m.kind for m in map(profile.metric, metrics) if m is not None}
+    if analysis is None and not growth and kinds <= {MetricKind.AMOUNT, MetricKind.RATIO}:
+        return Analysis(AnalysisOp.CUMULATIVE)
+    return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(said,))
 
 
 def _interim(period: Period) -> Period:

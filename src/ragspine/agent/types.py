@@ -304,6 +304,9 @@ class ParsedIntent:
     unknown_periods: tuple[str, ...] = ()
     # A ranking, total, exclusion, average, CAGR or change over a span (``agent.analyst``).
     analysis: Analysis | None = None
+    # "the latest quarter" / "最近半年" with no other period: the kind of period ("Q", "H")
+    # whose latest one with figures is looked up (``agent.latest_period``), never a default.
+    latest: str | None = None
 
 
 class IntentParser(Protocol):

@@ -254,6 +254,11 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
         r"(?![\d])",
         lambda m, d, c: shared_period(_year(m["y"] or m["yw"]), "FY"),
     ),
+    # An apostrophe year: "in '23", "'24" (a quote mark glued to two digits, not to a word).
+    (
+        r"(?<![A-Za-z0-9'’])['’](?P<y>\d\d)(?![\d'’%％]|[.,]\d|[A-Za-z])",
+        lambda m, d, c: shared_period(_year(m["y"]), "FY"),
+    ),
     (
         rf"{_NOT_BEFORE}(?P<y>{_YEAR})\s*年?\s*(?:财年度?|财政年度|会计年度)",
         lambda m, d, c: shared_period(_year(m["y"]), "FY"),
@@ -270,13 +275,18 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
 _RELATIVE_ALONE: list[tuple[str, Resolver]] = [
     # --- the latest complete fiscal years: "近三年", "过去5个财年", "the past three years"
     (
-        r"(?:近|最近|过去)\s*(?P<n>[一二两三四五六七八九十]|\d{1,2})\s*个?\s*(?:财年|会计年度|年度|年)",
+        r"(?:近|最近|最新|过去)\s*(?P<n>[一二两三四五六七八九十]|\d{1,2})\s*个?\s*(?:财年|会计年度|年度|年)",
         lambda m, d, c: _latest_years(m["n"], d, c),
     ),
     (
         rf"{_B}(?:past|last|previous|prior)\s+(?P<n>{alternation(list(_COUNT_EN))}|\d{{1,2}})"
         rf"\s+(?:(?:fiscal|financial|full)\s+)?years{_E}",
         lambda m, d, c: _latest_years(m["n"], d, c),
+    ),
+    # "the latest year", "the most recent fiscal year": the latest complete one, as "最近一年"
+    (
+        rf"{_B}(?:the\s+)?(?:latest|most\s+recent)\s+(?:(?:fiscal|financial|full)\s+)?year{_E}",
+        lambda m, d, c: _latest_years("1", d, c),
     ),
     # --- relative, standalone
     (

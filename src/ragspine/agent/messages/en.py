@@ -102,6 +102,28 @@ def inherited(slots: list[str]) -> str:
     return f"[Assumption] {', '.join(slots)}, from your previous question"
 
 
+_KIND_EN = {"Q": "quarter", "H": "half year"}
+
+
+def latest_assumed(kind: str, label: str) -> str:
+    word = _KIND_EN[kind]
+    return f"[Assumption] the latest {word} with reported figures for this question: {label}"
+
+
+def ask_latest(kind: str, latest: list[str]) -> str:
+    word = _KIND_EN[kind]
+    if not latest:
+        return (
+            f"No {word}'s figures for this question are in the documents, so there is no "
+            f"latest {word} to answer for, and no other period's figure is given. Which period "
+            "do you mean?"
+        )
+    return (
+        f"The latest {word} with reported figures is not the same for everything asked "
+        f"({'; '.join(latest)}), so none is chosen for you. Which period do you mean?"
+    )
+
+
 def rescaled(subject: str, scale: str, value: str, stated: str, doc: str, locator: str) -> str:
     return (
         f"{subject} in {scale.split(' ', 1)[-1]}: {value} (= {stated}, source: {doc} · {locator})"

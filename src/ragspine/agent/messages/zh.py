@@ -79,6 +79,24 @@ def inherited(slots: list[str]) -> str:
     return f"【假设】{'，'.join(slots)}，沿用上一个问题"
 
 
+_KIND_ZH = {"Q": "季度", "H": "半年度"}
+
+
+def latest_assumed(kind: str, label: str) -> str:
+    return f"【假设】本问题最近一个有数据的{_KIND_ZH[kind]}：{label}"
+
+
+def ask_latest(kind: str, latest: list[str]) -> str:
+    word = _KIND_ZH[kind]
+    if not latest:
+        return (
+            f"文件中没有本问题的{word}数据，无从确定最近一个{word}，也不以其他期间的数字代替作答。"
+            "请问您想查询哪个期间？"
+        )
+    listed = "；".join(latest)
+    return f"所问各项最近一个有数据的{word}不同（{listed}），未擅自选定。请问您想查询哪个期间？"
+
+
 def rescaled(subject: str, scale: str, value: str, stated: str, doc: str, locator: str) -> str:
     return f"{subject}（以{scale}计）：{value}（= {stated}，来源：{doc} · {locator}）"
 
