@@ -107,6 +107,14 @@ class AnalysisOp(ParseableEnum, label="analysis"):
     UNSUPPORTED = "unsupported"
 
 
+class ChangeBase(ParseableEnum, label="change base"):
+    """What the change of one figure is measured against."""
+
+    YEAR = "year"  # the same period a year earlier (year-on-year, 同比): the default
+    PRECEDING = "preceding"  # the period just before (quarter-on-quarter, 环比, sequential)
+    BOTH = "both"  # both asked ("同比和环比")
+
+
 class Ratio(NamedTuple):
     """A derived metric the question asks for and the two metrics it divides (the profile's
     ``[[derived]]`` rule), carried by the intent so a checker needs no profile to know them."""
@@ -304,6 +312,8 @@ class ParsedIntent:
     unknown_periods: tuple[str, ...] = ()
     # A ranking, total, exclusion, average, CAGR or change over a span (``agent.analyst``).
     analysis: Analysis | None = None
+    # What a change asked of one figure (``growth``) is measured against.
+    change_base: ChangeBase = ChangeBase.YEAR
 
 
 class IntentParser(Protocol):
