@@ -208,7 +208,7 @@ def test_multi_value_questions_never_call_the_model(store: CountingStore) -> Non
     lines = result.answer.splitlines()
     assert lines[0].startswith("香港 FY2024 营运利润：610 百万美元")
     assert lines[1].startswith("中国内地 FY2024 营运利润：402 百万美元")
-    assert lines[2] == "差值（香港 减 中国内地）：+208 百万美元（+51.74%）"
+    assert lines[2] == "差值（香港 减 中国内地）：+208 百万美元（相对中国内地 +51.74%）"
     assert len(result.sources) == 2
     assert_no_invented_numbers(
         result,

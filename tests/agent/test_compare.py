@@ -10,7 +10,7 @@ from ragspine.agent.types import FoundFact, Slots, Source
 from ragspine.profile.periods import Period
 from tests.profiles import acme, initech
 
-FY2024, FY2025 = Period(2024, "FY"), Period(2025, "FY")
+FY2023, FY2024, FY2025 = Period(2023, "FY"), Period(2024, "FY"), Period(2025, "FY")
 
 
 def found(metric: str, entity: str, period: Period, value: float, unit: str = "USD_M") -> FoundFact:
@@ -52,10 +52,11 @@ def test_a_gap_between_entities_is_first_minus_second() -> None:
     hk = found("OPERATING_PROFIT", "ACME_HK", FY2024, 610)
     cn = found("OPERATING_PROFIT", "ACME_CN", FY2024, 402)
     assert (
-        comparison(hk, cn, acme(), zh, "zh") == "差值（香港 减 中国内地）：+208 百万美元（+51.74%）"
+        comparison(hk, cn, acme(), zh, "zh")
+        == "差值（香港 减 中国内地）：+208 百万美元（相对中国内地 +51.74%）"
     )
     assert comparison(cn, hk, acme(), en, "en") == (
-        "Difference (Mainland China minus Hong Kong): -US$ 208 m (-34.10%)"
+        "Difference (Mainland China minus Hong Kong): -US$ 208 m (-34.10% relative to Hong Kong)"
     )
 
 
@@ -71,14 +72,42 @@ def test_a_gap_between_metrics_of_one_unit_names_the_metrics() -> None:
     revenue = found("REVENUE", "ACME_HK", FY2024, 2210.5)
     profit = found("OPERATING_PROFIT", "ACME_HK", FY2024, 610)
     assert comparison(revenue, profit, acme(), en, "en") == (
-        "Difference (Revenue minus Operating profit): +US$ 1,600.5 m (+262.38%)"
+        "Difference (Revenue minus Operating profit): +US$ 1,600.5 m "
+        "(+262.38% relative to Operating profit)"
     )
 
 
 def test_a_zero_base_gives_the_difference_without_a_percentage() -> None:
     later = found("REVENUE", "ACME_HK", FY2025, 40)
     earlier = found("REVENUE", "ACME_HK", FY2024, 0)
-    assert comparison(later, earlier, acme(), zh, "zh") == "变化（FY2025 较 FY2024）：+40 百万美元"
+    assert comparison(later, earlier, acme(), zh, "zh") == (
+        "变化（FY2025 较 FY2024）：+40 百万美元（基数为零或负数，百分比变化无意义）"
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "Change (FY2024 vs FY2023): +US$ 83 m (percentage change not meaningful"),
+        ("zh", "变化（FY2024 较 FY2023）：+83 百万美元（基数为零或负数，百分比变化无意义）"),
+    ],
+)
+def test_a_change_from_a_loss_gives_no_percentage(language: str, said: str) -> None:
+    # Macau net profit -45 -> 38: "+184.44%" (over the loss's absolute value) means nothing.
+    later = found("NET_PROFIT", "ACME_MO", FY2024, 38)
+    earlier = found("NET_PROFIT", "ACME_MO", FY2023, -45)
+    line = comparison(later, earlier, acme(), en if language == "en" else zh, language)
+    assert line is not None and line.startswith(said)
+    assert "%" not in line.replace("百分比", "")
+
+
+def test_a_gap_to_a_loss_making_unit_gives_no_relative_difference() -> None:
+    cn = found("NET_PROFIT", "ACME_CN", FY2023, 210)
+    mo = found("NET_PROFIT", "ACME_MO", FY2023, -45)
+    assert comparison(cn, mo, acme(), en, "en") == (
+        "Difference (Mainland China minus Macau): +US$ 255 m "
+        "(no relative difference: Macau is zero or negative)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -258,7 +258,10 @@ def test_a_breakdown_answers_each_channel_and_says_which_is_missing(
 
 def test_two_channels_are_compared_by_channel(store: CountingStore) -> None:
     result = ask("HK agency and bancassurance NBV FY2025", store)
-    assert "Difference (Agency minus Bancassurance): +US$ 350 m (+140.00%)" in result.answer
+    assert (
+        "Difference (Agency minus Bancassurance): +US$ 350 m (+140.00% relative to Bancassurance)"
+        in result.answer
+    )
 
 
 def test_a_growth_follow_up_adds_the_year_before(store: CountingStore) -> None:

@@ -15,7 +15,11 @@ The rules, per kind tag (the values listed in the case are the inputs):
 - ``cagr``: a percentage is the compound annual rate from the earliest period's value to the
   latest one's over the years between them;
 - ``span``: a signed amount is the last value listed less the first (the order the question
-  asks: "from FY2025 to FY2022" lists FY2025 first), a percentage that difference over the first;
+  asks: "from FY2025 to FY2022" lists FY2025 first), a percentage that difference over the first
+  — never over a first value of zero or less (a change from a loss has no percentage);
+- ``sequential``: the two values listed are a figure and the one of the period just before it
+  (2025Q2 before 2025Q3, 2024Q4 before 2025Q1, 2024H2 before 2025H1), worked out here from the
+  labels; a signed amount is the first less the second, a percentage that over the second;
 - ``rank``: ``N. name`` names the unit at position N when the values (or, for a ``growth``
   ranking, each unit's change over its two periods) are ordered one way, the same way for every
   line of the case; a percentage is the growth of the unit ranked first;
@@ -45,7 +49,18 @@ import pytest
 from ragspine.eval.cases import Expectation, ExpectedValue, GoldenCase, Split, load_golden
 from ragspine.profile.loader import example_profile_path
 
-KINDS = ("total", "exclude", "cumulative", "average", "cagr", "span", "rank", "scale", "convert")
+KINDS = (
+    "total",
+    "exclude",
+    "cumulative",
+    "average",
+    "cagr",
+    "span",
+    "sequential",
+    "rank",
+    "scale",
+    "convert",
+)
 _AMOUNT = re.compile(r"^([+-]?)(\d[\d,]*(?:\.\d+)?) ([A-Z][A-Z0-9_]*)$")
 _PERCENT = re.compile(r"^\(?([+-]\d+(?:\.(\d+))?)%\)?$")
 _PLACE = re.compile(r"^(\d+)\. (.+?)(?:[:：]\s*([+-]\d+(?:\.\d+)?)%)?$")
@@ -195,8 +210,10 @@ def _rule(case: GoldenCase) -> Callable[[str], bool] | None:
         start, end = case.expect.values[0].value, case.expect.values[-1].value
         return lambda d: (
             _check_amount(d, end - start, signed=True)
-            or _check_percent(d, (end - start) / start * 100)
+            or (start > 0 and _check_percent(d, (end - start) / start * 100))
         )
+    if "sequential" in tags:
+        return _sequential(case.expect.values)
     if "scale" in tags:
         return lambda d: (
             bool(_NUMBER.match(d))
@@ -207,6 +224,25 @@ def _rule(case: GoldenCase) -> Callable[[str], bool] | None:
             )
         )
     return None
+
+
+def _just_before(label: str) -> str:
+    """The label of the quarter or half just before ``label`` ("2025Q3" -> "2025Q2")."""
+    year, kind, number = int(label[:4]), label[4], int(label[5])
+    if number > 1:
+        return f"{year}{kind}{number - 1}"
+    return f"{year - 1}{kind}{2 if kind == 'H' else 4}"
+
+
+def _sequential(values: tuple[ExpectedValue, ...]) -> Callable[[str], bool]:
+    later, before = values[0], values[-1]
+    if len(values) != 2 or _just_before(later.period_label) != before.period_label:
+        return lambda d: False  # a base that is not the period just before
+    change = later.value - before.value
+    return lambda d: (
+        _check_amount(d, change, signed=True)
+        or (before.value > 0 and _check_percent(d, change / before.value * 100))
+    )
 
 
 def not_recomputed(cases: list[GoldenCase]) -> list[str]:
@@ -307,6 +343,60 @@ REGIONS = (
                 ("ACME_GROUP", "FY2023", 4260.0),
             ),
             1,
+        ),
+        (
+            _case(
+                ("span",),
+                ("+83 USD_M",),
+                ("ACME_MO", "FY2023", -45.0),
+                ("ACME_MO", "FY2024", 38.0),
+            ),
+            0,
+        ),
+        (
+            _case(
+                ("span",),
+                ("+184.44%",),  # over a loss: no percentage means anything
+                ("ACME_MO", "FY2023", -45.0),
+                ("ACME_MO", "FY2024", 38.0),
+            ),
+            1,
+        ),
+        (
+            _case(
+                ("sequential",),
+                ("+20 USD_M", "+5.25%"),
+                ("ACME_HK", "2025Q3", 401.0),
+                ("ACME_HK", "2025Q2", 381.0),
+            ),
+            0,
+        ),
+        (
+            _case(
+                ("sequential",),
+                ("+49 USD_M",),  # over the same quarter a year earlier: not the one before
+                ("ACME_HK", "2025Q3", 401.0),
+                ("ACME_HK", "2024Q3", 352.0),
+            ),
+            1,
+        ),
+        (
+            _case(
+                ("sequential",),
+                ("+13.92%",),
+                ("ACME_HK", "2025Q3", 401.0),
+                ("ACME_HK", "2025Q2", 381.0),
+            ),
+            1,
+        ),
+        (
+            _case(
+                ("sequential",),
+                ("+50 USD_M",),  # the first quarter's base is the last of the year before
+                ("ACME_HK", "2025Q1", 750.0),
+                ("ACME_HK", "2024Q4", 700.0),
+            ),
+            0,
         ),
         (_case(("rank",), ("1. Hong Kong", "2. 中国内地"), *REGIONS), 0),
         (_case(("rank",), ("1. Macau",), *REGIONS), 0),

@@ -82,7 +82,10 @@ def test_a_change_in_percent_is_computed_at_full_precision_and_printed_with_two_
     assert format_percent_change(3105, 2850) == "+8.95%"  # 8.947…
     assert format_percent_change(150, 200) == "-25.00%"
     assert format_percent_change(1, 3) == "-66.67%"
-    assert format_percent_change(-50, -100) == "+50.00%"  # against the base's magnitude
+    assert format_percent_change(-50, 100) == "-150.00%"  # a fall into a loss is meaningful
+    # from a loss or from nothing no percentage means anything ("-45 to 38" is no "+184%")
+    assert format_percent_change(38, -45) is None
+    assert format_percent_change(-50, -100) is None
     assert format_percent_change(40, 0) is None
     assert percent_points(55.4 - 52.0) == "+3.40"
 

@@ -173,6 +173,19 @@ def test_every_growth_base_holds_a_mark_of_the_prior_year(text: str) -> None:
     assert cues.growth_bases(text) == [m.span() for m in cues.GROWTH_BASE.finditer(text)]
 
 
+@settings(max_examples=200)
+@given(_TEXTS)
+def test_the_sequential_base_cue_finds_what_it_finds_unguarded(text: str) -> None:
+    assert _spans(cues.SEQUENTIAL_BASE, text) == _spans(_unguarded(cues.SEQUENTIAL_BASE), text)
+
+
+@settings(max_examples=300)
+@given(st.from_regex(cues.SEQUENTIAL_BASE))
+def test_every_sequential_base_holds_a_mark_of_the_period_before(text: str) -> None:
+    # ``sequential_bases`` searches only text holding 上, "quarter", "half" or "period".
+    assert cues.sequential_bases(text) == [m.span() for m in cues.SEQUENTIAL_BASE.finditer(text)]
+
+
 def _unguarded(pattern: re.Pattern[str]) -> re.Pattern[str]:
     return re.compile(_body(pattern), pattern.flags)
 

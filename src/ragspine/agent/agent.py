@@ -20,7 +20,7 @@ from itertools import product
 from ragspine.agent.analysis_cues import with_ratios
 from ragspine.agent.analyst import run_analysis
 from ragspine.agent.clarify import clarify_scope
-from ragspine.agent.compare import comparison, yearly_changes
+from ragspine.agent.compare import change_bases, comparison, yearly_changes
 from ragspine.agent.consistency import FactCheck, pending_values
 from ragspine.agent.conversation import FollowUp, context_of, follow_up
 from ragspine.agent.guard import ToolContext, run_tool_loop
@@ -267,6 +267,7 @@ def _narrative(run: _Run, intent: ParsedIntent) -> NarrativeSection:
 
 def _subtasks(intent: ParsedIntent, profile: DomainProfile) -> list[Slots]:
     """Cartesian product over the axes the user listed; single-valued axes do not multiply.
+    A change asked of one figure adds the figure(s) it is measured against (``change_bases``).
 
     Only called once the gateway has a metric and assumed any missing entity or period.
     """
@@ -277,7 +278,7 @@ def _subtasks(intent: ParsedIntent, profile: DomainProfile) -> list[Slots]:
     tasks = [Slots(m, e, p, c) for m, e, p, c in product(metrics, entities, periods, channels)]
     if intent.growth and len(tasks) == 1:
         only = tasks[0]
-        tasks.append(replace(only, period=only.period.previous_year()))
+        tasks += [replace(only, period=p) for p in change_bases(only.period, intent.change_base)]
     return tasks
 
 
@@ -337,14 +338,17 @@ def _structured_answer(
     found = [r for r in results if isinstance(r, FoundFact)]
     lines += unit_request_lines(intent, found, run.msgs, default_channel, names)
     changes: list[str] = []
-    if len(found) == len(results) == 2:
+    based = _against_bases(intent, tasks)
+    if based and isinstance(results[0], FoundFact):  # a change and the figures it is against
+        changes = _changes(run, results[0], tasks[1:], results[1:])
+    elif len(found) == len(results) == 2:
         line = comparison(found[0], found[1], run.profile, run.msgs, run.language)
         changes = [line] if line else []
-    elif len(found) > 2:
+    elif len(found) > 2 and not based:
         changes = yearly_changes(found, run.profile, run.msgs, run.language)
     if changes:
         lines += [run.msgs.provisional(line) if disclosed else line for line in changes]
-    elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact):
+    elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact) and not based:
         lines.append(run.msgs.growth_missing(tasks[1].period.label))
     if not found:
         run.trace.fabrication_guard_triggered = True
@@ -357,6 +361,32 @@ def _structured_answer(
         answer_kind=_kind(results),
         pending=disclosed,
     )
+
+
+def _against_bases(intent: ParsedIntent, tasks: list[Slots]) -> bool:
+    """Whether ``tasks`` are one figure and the periods its change is measured against."""
+    if not intent.growth or len(tasks) < 2:
+        return False
+    first = tasks[0]
+    bases = change_bases(first.period, intent.change_base)
+    return tasks[1:] == [replace(first, period=period) for period in bases]
+
+
+def _changes(
+    run: _Run, fact: FoundFact, bases: list[Slots], results: list[ToolResult]
+) -> list[str]:
+    """The change of ``fact`` over each base found; for a base not found, a line saying so
+    (never the change over another period in its place)."""
+    lines = []
+    for base, result in zip(bases, results, strict=True):
+        if isinstance(result, FoundFact):
+            line = comparison(fact, result, run.profile, run.msgs, run.language)
+            lines += [line] if line else []
+        elif base.period != fact.slots.period.previous_year():
+            lines.append(run.msgs.preceding_missing(base.period.label))
+        else:
+            lines.append(run.msgs.growth_missing(base.period.label))
+    return lines
 
 
 def _kind(results: list[ToolResult]) -> AnswerKind:

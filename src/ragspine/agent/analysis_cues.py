@@ -15,6 +15,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ragspine.agent.analysis_pair import (
+    SUM,
+    SUM_EN,
+    SUM_ZH,
+    VERSUS,
+    VERSUS_EN,
+    VERSUS_ZH,
+    difference_asked,
+    sum_asked,
+    sum_or_difference,
+)
 from ragspine.agent.analysis_total import TOTAL
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
@@ -135,6 +146,8 @@ _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cagr", CAGR_ZH + CAGR_EN),
     ("cumulative", CUMULATIVE_ZH + CUMULATIVE_EN),
     ("from", FROM_ZH + FROM_EN),
+    (SUM, SUM_ZH + SUM_EN),
+    (VERSUS, VERSUS_ZH + VERSUS_EN),
     ("unsupported", UNSUPPORTED_ZH + UNSUPPORTED_EN),
 )
 
@@ -196,6 +209,11 @@ def read_analysis(
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
         return Analysis(AnalysisOp.CUMULATIVE)
+    # "香港与澳门营运利润合计": the sum of the units named; with "vs" too, asked which is meant
+    if sum_asked(kinds, entities, periods) and not (groups or excluded or ranked or growth):
+        if difference_asked(kinds):
+            return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(sum_or_difference(entities),))
+        return Analysis(AnalysisOp.TOTAL, *_population(profile, [], entities, ()))
     if not (ranked or groups or excluded or "average" in kinds or "cumulative" in kinds):
         if "from" in kinds and several_periods and (growth or len(periods) == 2):
             return Analysis(AnalysisOp.SPAN)
@@ -363,6 +381,9 @@ def _population(
             root = parent or (root if excluded else profile.company.home_entity)
         members = profile.children(root) if root else ()
     whole = _common_parent(profile, members)
+    if whole is not None and set(profile.children(whole)) - {*members, *excluded}:
+        # "Hong Kong and Macau combined": a part of the whole is no check against it
+        whole = None
     return tuple(m for m in members if m not in excluded), whole
 
 

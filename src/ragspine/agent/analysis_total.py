@@ -50,10 +50,18 @@ def ranged(period_hits: Sequence[PeriodMatch], periods: tuple[Period, ...], betw
     return between and len(periods) == 2 and all(p.type == "FY" for p in periods)
 
 
-def total_asked(text: str, terms: Sequence[AliasHit], profile: DomainProfile) -> AliasHit | None:
+def total_asked(
+    text: str, terms: Sequence[AliasHit], profile: DomainProfile, anywhere: bool = False
+) -> AliasHit | None:
     """The word asking for the total of a metric the ``terms`` name in ``text`` ("total",
-    "总", "合计"), as a cue hit of kind ``TOTAL`` over that word, or None."""
+    "总", "合计"), as a cue hit of kind ``TOTAL`` over that word, or None. ``anywhere``: the
+    total channel's name counts wherever it stands ("香港与澳门的营运利润对比，合计多少":
+    several units named, whose total is asked however far from the metric)."""
     total = total_channel(profile)
+    if anywhere:
+        for term in terms:
+            if (term.kind, term.code) == (CHANNEL, total) and _total_word(term.text):
+                return AliasHit(TOTAL, term.code, term.start, term.end, term.text)
     for term in terms:
         if term.kind != METRIC:
             continue
@@ -69,6 +77,12 @@ def total_asked(text: str, terms: Sequence[AliasHit], profile: DomainProfile) ->
             continue  # "Total assets": the figure's name, not a sum asked for
         return AliasHit(TOTAL, term.code, span[0], span[1], text[span[0] : span[1]])
     return None
+
+
+def _total_word(said: str) -> bool:
+    """Whether a name is a total word itself: "total", "in total", "合计", "总计"."""
+    word = said.strip().casefold()
+    return word in ("total", "in total", *_AFTER_ZH)
 
 
 def _inside_alias(

@@ -16,6 +16,7 @@ import math
 from typing import Protocol
 
 from ragspine.agent.analysis_cues import GROUP_PREFIX, POPULATION_PREFIX
+from ragspine.agent.analysis_pair import SUM_OR_DIFFERENCE_PREFIX, entities_of
 from ragspine.agent.analyst_derived import over_ratio
 from ragspine.agent.analyst_job import (
     Job,
@@ -129,6 +130,9 @@ def _unsupported(
             zh, en = f"「{label}第一季度」", f'"the first quarter of {label}"'
             example = zh if language == "zh" else en
         return text.no_breakdown(unit, label, example)
+    if first.startswith(SUM_OR_DIFFERENCE_PREFIX):
+        names = Names(profile, language)
+        return text.sum_or_difference([names.entity(code) for code in entities_of(first)])
     if first.startswith(GROUP_PREFIX):
         known = [(g.name_zh if language == "zh" else g.name_en) or g.code for g in profile.groups]
         return text.unknown_population(first.removeprefix(GROUP_PREFIX), known)
@@ -262,6 +266,7 @@ def _rank(
     before = {e: at(e, period.previous_year()) for e in a.population} if a.by_growth else {}
     scored: dict[str, float] = {}
     shown: dict[str, str] = {}
+    no_rate: list[str] = []  # a base of zero or a loss: no growth rate means anything
     ratio = job.ratio(metric)
     found_now = facts_of(current)
     if not a.by_growth and not one_unit(job, list(found_now.values())):
@@ -282,6 +287,7 @@ def _rank(
         else:
             change = format_percent_change(fact.value, base.value)
             if change is None:
+                no_rate.append(entity)
                 continue
             scored[entity] = (fact.value - base.value) / abs(base.value)
             pct = change
@@ -301,7 +307,11 @@ def _rank(
             job.show(before[entity], "   ")
         else:
             job.show(current[entity], lead=job.text.ranked(str(position), ""))
-    for entity in ties_and_unranked(job, ordered, scored, a.population):
+    if no_rate:
+        job.lines.append(job.text.unranked_no_rate(job.entities(no_rate)))
+        job.short = True
+    others = tuple(e for e in a.population if e not in no_rate)
+    for entity in [*no_rate, *ties_and_unranked(job, ordered, scored, others)]:
         job.show(current[entity], "   ")
         if a.by_growth and isinstance(current[entity], FoundFact):
             job.show(before[entity], "   ")

@@ -11,9 +11,10 @@ one before. Values and names are shown as ``profile.display`` writes them.
 from __future__ import annotations
 
 from ragspine.agent.messages import Messages
-from ragspine.agent.types import FoundFact, Slots
+from ragspine.agent.types import ChangeBase, FoundFact, Slots
 from ragspine.profile.display import Names, currency_of, format_percent_change, percent_points
 from ragspine.profile.model import DomainProfile, MetricKind
+from ragspine.profile.periods import Period
 
 
 def comparison(
@@ -43,6 +44,17 @@ def comparison(
         diff = names.value(va - vb, first.unit, signed=True)
         return msgs.difference(pair[0], pair[1], diff, format_percent_change(va, vb))
     return None
+
+
+def change_bases(period: Period, base: ChangeBase) -> list[Period]:
+    """The periods a change of one figure in ``period`` is measured against: a year earlier,
+    the period just before (2025Q2 for 2025Q3), or both, in that order."""
+    preceding, year = period.preceding(), period.previous_year()
+    if base is ChangeBase.PRECEDING:
+        return [preceding]
+    if base is ChangeBase.BOTH and preceding != year:
+        return [preceding, year]
+    return [year]
 
 
 def _incomparable(first: FoundFact, second: FoundFact, msgs: Messages, names: Names) -> str | None:

@@ -50,6 +50,7 @@ from ragspine.agent.period_shift import with_shifted_period
 from ragspine.agent.types import (
     Analysis,
     AnalysisOp,
+    ChangeBase,
     ClarificationResult,
     ClarifyMode,
     ClarifyReason,
@@ -87,6 +88,8 @@ class Context:
     # The computation asked for (``Analysis``), without the derived metrics' rules: those are
     # read again from the follow-up's own metric (``analysis_cues.with_ratios``).
     analysis: Analysis | None = None
+    # What a change asked was measured against (quarter-on-quarter stays so for "and CN?").
+    change_base: ChangeBase = ChangeBase.YEAR
 
     @property
     def empty(self) -> bool:
@@ -106,6 +109,7 @@ class Context:
             intent.unknown_metrics,
             tuple(sorted(intent.extra.items())),
             _kept_analysis(intent.analysis),
+            intent.change_base,
         )
 
 
@@ -236,6 +240,9 @@ def follow_up(
                 metric=context.metrics[0],
                 metrics=context.metrics,
                 growth=intent.growth or context.growth or _asks_growth(intent.raw_question),
+                change_base=(
+                    intent.change_base if _asks_growth(intent.raw_question) else context.change_base
+                ),
             )
             inherited.append("metric")
         elif context.unknown_metrics:

@@ -6,9 +6,11 @@ Kept as data so the parser's decisions can be audited in one place.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ragspine.agent.filler_words import FILLER_ZH
-from ragspine.profile.matching import AliasEntry, AliasMatcher
+from ragspine.agent.types import ChangeBase
+from ragspine.profile.matching import AliasEntry, AliasHit, AliasMatcher
 from ragspine.profile.regex_starts import compile_guarded
 
 # "Why / what happened" questions, answered from prose.
@@ -188,6 +190,26 @@ GROWTH_EN = (
     "how much higher",
     "how much lower",
 )
+# A change over the period just before (``ChangeBase.PRECEDING``), not over a year earlier.
+SEQUENTIAL_ZH = ("环比",)
+SEQUENTIAL_EN = (
+    "quarter-on-quarter",
+    "quarter on quarter",
+    "quarter-over-quarter",
+    "quarter over quarter",
+    "qoq",
+    "q-o-q",
+    "half-on-half",
+    "half on half",
+    "half-over-half",
+    "hoh",
+    "period-on-period",
+    "period on period",
+    "sequential",
+    "sequentially",
+)
+# Words naming the year-on-year base outright (a question may ask for both changes).
+YEAR_ON_YEAR = frozenset({"同比", "yoy", "year-on-year", "year over year", "较上年", "比去年"})
 # Asking what something is or is aimed at, not for its reported value: "What is 报行合一",
 # "X是什么", "What is the target for this metric" — answered from prose even when a metric is named,
 # unless the question also asks for an amount ("多少", "how much").
@@ -289,7 +311,8 @@ def cue_matcher(words_zh: tuple[str, ...], words_en: tuple[str, ...], kind: str)
 
 
 NUMERIC = cue_matcher(NUMERIC_ZH, NUMERIC_EN, "numeric")
-GROWTH = cue_matcher(GROWTH_ZH, GROWTH_EN, "growth")
+GROWTH = cue_matcher(GROWTH_ZH + SEQUENTIAL_ZH, GROWTH_EN + SEQUENTIAL_EN, "growth")
+_SEQUENTIAL = frozenset(SEQUENTIAL_ZH + SEQUENTIAL_EN)
 # Narrative, concept, breakdown and interim words: one automaton reads all four (each pass over
 # a question has a fixed cost), and none of them is part of another.
 PROSE_AND_MODIFIERS = AliasMatcher(
@@ -329,3 +352,40 @@ def growth_bases(text: str) -> list[tuple[int, int]]:
     if "上" in text or "去" in text or "前" in text or "year" in text.lower():
         return [match.span() for match in GROWTH_BASE.finditer(text)]
     return []
+
+
+# "较上季度", "vs the previous quarter": the base of a change over the period just before.
+_PRECEDING_ZH = r"(?:上一?个?季度?|上一?期)"
+SEQUENTIAL_BASE = compile_guarded(
+    rf"(?:较|比|相比|对比)(?:于)?{_PRECEDING_ZH}"
+    rf"|(?:与|和|跟|同)\s*{_PRECEDING_ZH}\s*(?:相比|比较|对比|比)"
+    r"|(?<![A-Za-z])(?:vs\.?|versus|compared\s+(?:with|to)|over|than|against|from|on)"
+    r"\s+(?:the\s+)?(?:previous|prior|preceding|last)\s+(?:quarter|half(?:[- ]year)?|period)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+
+def sequential_bases(text: str) -> list[tuple[int, int]]:
+    """The spans of ``SEQUENTIAL_BASE`` in ``text``; text holding neither 上 nor one of the
+    English period words is not searched."""
+    folded = text.lower()
+    if "上" in text or "quarter" in folded or "half" in folded or "period" in folded:
+        return [match.span() for match in SEQUENTIAL_BASE.finditer(text)]
+    return []
+
+
+def change_base(
+    year_bases: list[tuple[int, int]],
+    preceding_bases: list[tuple[int, int]],
+    growth_hits: Sequence[AliasHit],
+) -> ChangeBase:
+    """What the change asked is measured against: the period just before when a sequential
+    word ("环比", "quarter-on-quarter") or base ("较上季度") is named, both when a year-on-year
+    one is named too, else a year earlier."""
+    words = {hit.code for hit in growth_hits}
+    if not (preceding_bases or words & _SEQUENTIAL):
+        return ChangeBase.YEAR
+    if year_bases or words & YEAR_ON_YEAR:
+        return ChangeBase.BOTH
+    return ChangeBase.PRECEDING

@@ -43,7 +43,7 @@ from ragspine.agent.not_entities import (
 )
 from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityGate
-from ragspine.agent.types import Analysis, AnalysisOp, ParsedIntent, Route
+from ragspine.agent.types import Analysis, AnalysisOp, ChangeBase, ParsedIntent, Route
 from ragspine.agent.unit_request import find_unit_request
 from ragspine.agent.unknown_names import SLOT, unknown_entities
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
@@ -163,7 +163,9 @@ def _parse(
     screen = lex.gate.detect(question)
     # "较上年" / "vs last year" names the base of a change, not a period to look up.
     bases = cues.growth_bases(screen.masked_text)
-    text = mask(screen.masked_text, bases) if bases else screen.masked_text
+    preceding = cues.sequential_bases(screen.masked_text)  # "较上季度", "vs the previous quarter"
+    based = bases + preceding
+    text = mask(screen.masked_text, based) if based else screen.masked_text
     # "in billions", "以亿元计", "换算成美元": kept for the answer, blanked so no word of it is
     # read as a name.
     unit_request = find_unit_request(text, profile.company.reporting_currency)
@@ -260,12 +262,18 @@ def _parse(
         metrics = metrics or given.metrics
         entities = entities or given.entities
         periods = periods or given.periods
-    growth = bool(metrics) and bool(bases or cue_hits["growth"])
+    growth = bool(metrics) and bool(based or cue_hits["growth"])
     analysis = None
-    # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum.
+    # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum,
+    # "香港与澳门营运利润合计" over several units named for one period too.
     total = None
-    if metrics and not growth and ranged(period_hits, periods, between_asked(analyst_hits)):
-        total = total_asked(text, term_hits, profile)
+    several_units = len(entities) > 1 and len(periods) <= 1
+    if (
+        metrics
+        and not growth
+        and (several_units or ranged(period_hits, periods, between_asked(analyst_hits)))
+    ):
+        total = total_asked(text, term_hits, profile, anywhere=several_units)
         if total is not None:
             analyst_hits = [*analyst_hits, total]
     # Most questions name no ranking, total, exclusion or ratio; one naming no metric has
@@ -310,6 +318,10 @@ def _parse(
         tuple(_text_of(screen.masked_text, span) for span in unnamed),  # unknown_periods
         analysis,
         latest_kind,  # latest
+        # read without a metric too: a follow-up ("环比呢？") takes the metric from before
+        cues.change_base(bases, preceding, cue_hits["growth"])
+        if based or cue_hits["growth"]
+        else ChangeBase.YEAR,
     )
 
 

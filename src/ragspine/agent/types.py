@@ -107,6 +107,14 @@ class AnalysisOp(ParseableEnum, label="analysis"):
     UNSUPPORTED = "unsupported"
 
 
+class ChangeBase(ParseableEnum, label="change base"):
+    """What the change of one figure is measured against."""
+
+    YEAR = "year"  # the same period a year earlier (year-on-year, 同比): the default
+    PRECEDING = "preceding"  # the period just before (quarter-on-quarter, 环比, sequential)
+    BOTH = "both"  # both asked ("同比和环比")
+
+
 class Ratio(NamedTuple):
     """A derived metric the question asks for and the two metrics it divides (the profile's
     ``[[derived]]`` rule), carried by the intent so a checker needs no profile to know them."""
@@ -307,6 +315,8 @@ class ParsedIntent:
     # "the latest quarter" / "最近半年" with no other period: the kind of period ("Q", "H")
     # whose latest one with figures is looked up (``agent.latest_period``), never a default.
     latest: str | None = None
+    # What a change asked of one figure (``growth``) is measured against.
+    change_base: ChangeBase = ChangeBase.YEAR
 
 
 class IntentParser(Protocol):

@@ -125,8 +125,8 @@ def format_value(value: float, unit: Unit | str, language: str, *, signed: bool 
 
 def format_percent_change(later: float, earlier: float) -> str | None:
     """The relative change, computed at full precision and printed ``+13.63%``; None when the
-    base is zero (no meaningful ratio)."""
-    if earlier == 0:
+    base is zero or negative: a change from a loss (-45 to 38) is no "+184%" growth."""
+    if earlier <= 0:
         return None
     return f"{(later - earlier) / abs(earlier) * 100:+.2f}%"
 

@@ -34,6 +34,16 @@ class Period:
         """The same period one fiscal year earlier (the base of a year-on-year change)."""
         return self.years_later(-1)
 
+    def preceding(self) -> Period:
+        """The period just before, of the same length (the base of a quarter-on-quarter,
+        环比, change): 2025Q2 before 2025Q3, 2024Q4 before 2025Q1, 2024H2 before 2025H1."""
+        if self.type == "FY":
+            return self.years_later(-1)
+        kind, number = self.type[0], int(self.type[1])
+        if number > 1:
+            return Period(self.year, f"{kind}{number - 1}")
+        return Period(self.year - 1, f"{kind}{2 if kind == 'H' else 4}")
+
     def years_later(self, years: int) -> Period:
         """The same period ``years`` fiscal years later (earlier when negative)."""
         return Period(self.year + years, self.type)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ragspine.agent.messages.en import PERCENT_NOT_MEANINGFUL
+
 
 def _names(names: list[str]) -> str:
     return ", ".join(names)
@@ -31,6 +33,12 @@ def tie(names: list[str]) -> str:
 
 def unranked(names: list[str]) -> str:
     return f"Not ranked (no figure found): {_names(names)}."
+
+
+def unranked_no_rate(names: list[str]) -> str:
+    return (
+        f"Not ranked (growth rate not meaningful: the base is zero or negative): {_names(names)}."
+    )
 
 
 def total(metric: str, period: str, value: str, parts: list[str]) -> str:
@@ -77,8 +85,7 @@ def cagr(subject: str, first: str, last: str, pct: str) -> str:
 
 
 def span(subject: str, first: str, last: str, diff: str, pct: str | None) -> str:
-    tail = f" ({pct})" if pct else ""
-    return f"Change in {subject} from {first} to {last}: {diff}{tail}"
+    return f"Change in {subject} from {first} to {last}: {diff} ({pct or PERCENT_NOT_MEANINGFUL})"
 
 
 def span_pp(subject: str, first: str, last: str, diff: str) -> str:
@@ -135,6 +142,15 @@ def no_breakdown(unit: str, period: str, example: str) -> str:
         f"Not answered: the question asks for a figure for each {unit}{within}, which this "
         f"engine does not break down, and the whole period's figure is not given in its "
         f"place. {ask}"
+    )
+
+
+def sum_or_difference(names: list[str]) -> str:
+    both = " and ".join(names)
+    return (
+        f"Not answered: the question asks both for a total and for a comparison of {both}, "
+        'so no figure is computed. Do you want their sum (for instance "combined") or the '
+        'difference between them (for instance "vs")?'
     )
 
 

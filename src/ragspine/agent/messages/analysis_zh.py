@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ragspine.agent.messages.zh import PERCENT_NOT_MEANINGFUL
+
 
 def _names(names: list[str]) -> str:
     return "、".join(names)
@@ -31,6 +33,10 @@ def tie(names: list[str]) -> str:
 
 def unranked(names: list[str]) -> str:
     return f"未参与排名（未找到数据）：{_names(names)}。"
+
+
+def unranked_no_rate(names: list[str]) -> str:
+    return f"未排名（基数为零或负数，增长率无意义）：{_names(names)}。"
 
 
 def total(metric: str, period: str, value: str, parts: list[str]) -> str:
@@ -77,8 +83,7 @@ def cagr(subject: str, first: str, last: str, pct: str) -> str:
 
 
 def span(subject: str, first: str, last: str, diff: str, pct: str | None) -> str:
-    tail = f"（{pct}）" if pct else ""
-    return f"{subject}从{first}到{last}的变化：{diff}{tail}"
+    return f"{subject}从{first}到{last}的变化：{diff}（{pct or PERCENT_NOT_MEANINGFUL}）"
 
 
 def span_pp(subject: str, first: str, last: str, diff: str) -> str:
@@ -128,6 +133,14 @@ def no_breakdown(unit: str, period: str, example: str) -> str:
     )
     return (
         f"未回答：问题要求{period}每{name}的数据，本系统不做此拆分，也不以整段期间的数值代替。{ask}"
+    )
+
+
+def sum_or_difference(names: list[str]) -> str:
+    both = "与".join(names)
+    return (
+        f"未作答：问题同时要求{both}的合计与对比，未计算任何数字。"
+        "请问您要的是两者之和（如“合计”），还是两者之差（如“对比”）？"
     )
 
 

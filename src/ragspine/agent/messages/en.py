@@ -218,9 +218,12 @@ def unrecognized(param: str, raw: str) -> str:
     )
 
 
+# A percentage change from a loss or from nothing has no meaning ("-45 to 38" is no "+184%").
+PERCENT_NOT_MEANINGFUL = "percentage change not meaningful: the base is zero or negative"
+
+
 def change(later: str, earlier: str, diff: str, pct: str | None) -> str:
-    tail = f" ({pct})" if pct else ""
-    return f"Change ({later} vs {earlier}): {diff}{tail}"
+    return f"Change ({later} vs {earlier}): {diff} ({pct or PERCENT_NOT_MEANINGFUL})"
 
 
 def change_pp(later: str, earlier: str, diff: str) -> str:
@@ -228,8 +231,12 @@ def change_pp(later: str, earlier: str, diff: str) -> str:
 
 
 def difference(first: str, second: str, diff: str, pct: str | None) -> str:
-    tail = f" ({pct})" if pct else ""
-    return f"Difference ({first} minus {second}): {diff}{tail}"
+    relative = (
+        f"{pct} relative to {second}"
+        if pct
+        else f"no relative difference: {second} is zero or negative"
+    )
+    return f"Difference ({first} minus {second}): {diff} ({relative})"
 
 
 def difference_pp(first: str, second: str, diff: str) -> str:
@@ -254,6 +261,13 @@ def incomparable_currency(
 
 def growth_missing(base: str) -> str:
     return f"Cannot compute the year-on-year change: no data for the base period {base}."
+
+
+def preceding_missing(base: str) -> str:
+    return (
+        f"Cannot compute the change over the preceding period: no data for {base}; no other "
+        "period is used in its place."
+    )
 
 
 def pending_value(subject: str, value: str, doc: str, locator: str) -> str:

@@ -181,9 +181,12 @@ def unrecognized(param: str, raw: str) -> str:
     return f"无法识别参数 {param}：「{raw}」不在术语表中。为避免误导，不提供任何推测数字。"
 
 
+# 由亏损或零起算的百分比变化没有意义（-45 到 38 不是“+184%”）。
+PERCENT_NOT_MEANINGFUL = "基数为零或负数，百分比变化无意义"
+
+
 def change(later: str, earlier: str, diff: str, pct: str | None) -> str:
-    tail = f"（{pct}）" if pct else ""
-    return f"变化（{later} 较 {earlier}）：{diff}{tail}"
+    return f"变化（{later} 较 {earlier}）：{diff}（{pct or PERCENT_NOT_MEANINGFUL}）"
 
 
 def change_pp(later: str, earlier: str, diff: str) -> str:
@@ -191,8 +194,8 @@ def change_pp(later: str, earlier: str, diff: str) -> str:
 
 
 def difference(first: str, second: str, diff: str, pct: str | None) -> str:
-    tail = f"（{pct}）" if pct else ""
-    return f"差值（{first} 减 {second}）：{diff}{tail}"
+    relative = f"相对{second} {pct}" if pct else f"{second}为零或负数，不计算相对差异"
+    return f"差值（{first} 减 {second}）：{diff}（{relative}）"
 
 
 def difference_pp(first: str, second: str, diff: str) -> str:
@@ -217,6 +220,10 @@ def incomparable_currency(
 
 def growth_missing(base: str) -> str:
     return f"无法计算同比：缺少对比期 {base} 的数据。"
+
+
+def preceding_missing(base: str) -> str:
+    return f"无法计算环比：缺少上一期 {base} 的数据，未以其他期间代替。"
 
 
 def pending_value(subject: str, value: str, doc: str, locator: str) -> str:
