@@ -15,7 +15,7 @@ import pytest
 from ragspine.agent.agent import answer_question
 from ragspine.agent.llm_provider import MockProvider
 from ragspine.agent.parse import parse_intent
-from ragspine.agent.types import AnswerKind
+from ragspine.agent.types import AgentResult, AnswerKind
 from ragspine.storage.fact_store import Fact, FactStore
 from tests.agent.test_analyst import ask, numbers
 from tests.facts import fact
@@ -136,3 +136,86 @@ def test_a_unit_with_no_such_period_is_not_found_for_the_others_latest(tmp_path:
     assert "790" in numbers(result.answer)
     assert not {"3105", "4987"} & set(numbers(result.answer))
     assert "Group" in result.answer and "2025Q3" in result.answer.splitlines()[0]
+
+
+# Follow-ups to "the latest quarter", and "the latest quarter" as a follow-up. Found by the
+# probe: "And Macau?" after "HK revenue in the latest quarter" was answered with Macau's FY2025
+# figure, and "那最近一个季度呢？" after a year's figure found no passage.
+MACAU_Q3 = fact("REVENUE", "ACME_MO", "Q3", "2025", 120, source_locator="mo-q3")
+
+
+def follow(tmp_path: Path, facts: list[Fact], question: str, *previous: str) -> AgentResult:
+    store = FactStore(tmp_path / "facts.db")
+    store.init_schema()
+    store.upsert_facts(facts)
+    return answer_question(question, store, MockProvider(), reference_date=REF, previous=previous)
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("And Macau?", "What was HK revenue in the latest quarter?"),
+        ("澳门呢？", "香港最近一个季度的收入"),
+    ],
+)
+def test_a_follow_up_naming_an_entity_keeps_the_latest_quarter(
+    tmp_path: Path, question: str, previous: str
+) -> None:
+    result = follow(tmp_path, [*hk_revenue(), MACAU_Q3], question, previous)
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    assert "120" in numbers(result.answer) and "446" not in numbers(result.answer)
+    assert "2025Q3" in result.answer.splitlines()[-1]
+    assert [s.locator for s in result.sources] == ["mo-q3"]
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("And Macau?", "What was HK revenue in the latest quarter?"),
+        ("澳门呢？", "香港最近一个季度的收入"),
+    ],
+)
+def test_a_follow_up_whose_latest_quarter_is_another_is_asked(
+    tmp_path: Path, question: str, previous: str
+) -> None:
+    # Macau's latest quarter with figures is 2025Q2, the answer before was for 2025Q3
+    result = follow(tmp_path, hk_revenue(), question, previous)
+    assert result.answer_kind is AnswerKind.CLARIFY
+    assert "2025Q3" in result.answer and "2025Q2" in result.answer
+    assert not {"110", "446", "790", "3105"} & set(numbers(result.answer))
+
+
+def test_a_follow_up_with_no_such_period_is_not_found_for_the_one_before(
+    tmp_path: Path,
+) -> None:
+    result = follow(tmp_path, hk_revenue(), "澳门呢？", "香港最近半年的收入")
+    assert result.answer_kind is AnswerKind.NOT_FOUND
+    assert "2025H1" in result.answer
+    assert not {"110", "446", "1512"} & set(numbers(result.answer))
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("and the latest quarter?", "What was HK revenue in FY2025?"),
+        ("那最近一个季度呢？", "香港2025年收入是多少"),
+        ("最新一个季度呢", "香港2025年收入是多少"),
+    ],
+)
+def test_the_latest_quarter_as_a_follow_up_keeps_the_metric_and_entity(
+    tmp_path: Path, question: str, previous: str
+) -> None:
+    result = follow(tmp_path, hk_revenue(), question, previous)
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    assert "790" in numbers(result.answer) and "3105" not in numbers(result.answer)
+    assert any("2025Q3" in line for line in result.answer.splitlines()[:2])
+
+
+def test_the_latest_quarter_is_carried_over_two_follow_ups(tmp_path: Path) -> None:
+    facts = [*hk_revenue(), MACAU_Q3]
+    previous = ("What was HK revenue in the latest quarter?", "And Macau?")
+    result = follow(tmp_path, facts, "And in the previous quarter?", *previous)
+    assert "446" not in numbers(result.answer) and "3105" not in numbers(result.answer)
+    result = follow(tmp_path, facts, "And net profit?", *previous)
+    assert "446" not in numbers(result.answer)
+    assert result.answer_kind is AnswerKind.NOT_FOUND and "2025Q3" in result.answer

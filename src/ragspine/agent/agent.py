@@ -134,7 +134,7 @@ def answer_question(
     follow: FollowUp | None = None
     if previous:
         context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS)
-        follow = _latest_kept(intent, follow_up(intent, context, profile=profile, day=day))
+        follow = follow_up(intent, context, profile=profile, day=day)
         if follow is not None:
             intent = follow.intent
             trace.inherited_slots = list(follow.inherited)
@@ -169,7 +169,7 @@ def answer_question(
         if clarification.mode is ClarifyMode.ANSWER_WITH_ASSUMPTIONS:
             intent = _apply_assumptions(intent, clarification)
             trace.assumed_slots = sorted(clarification.assumed_slots)
-        latest = _latest(run, intent)
+        latest = _latest(run, intent, follow.latest_of if follow is not None else ())
         if isinstance(latest, ClarificationResult):  # no one latest period to answer for
             trace.clarification_mode, trace.clarification_reason = latest.mode, latest.reason
             result = AgentResult(
@@ -178,7 +178,8 @@ def answer_question(
         else:
             intent, note = latest
             result = _route(run, intent, clarification)
-            for line in (note, follow.note(profile) if follow is not None else ""):
+            inherited = follow.note(profile, intent.periods) if follow is not None else ""
+            for line in (note, inherited):
                 if line:  # "" for an answer computing nothing that kept no cue of an earlier turn
                     result.answer = f"{line}\n{result.answer}"
             if clarification.assumption_note:
@@ -193,22 +194,15 @@ def answer_question(
     return result
 
 
-def _latest(run: _Run, intent: ParsedIntent) -> tuple[ParsedIntent, str] | ClarificationResult:
+def _latest(
+    run: _Run, intent: ParsedIntent, previous: Sequence[tuple[str, str]]
+) -> tuple[ParsedIntent, str] | ClarificationResult:
     """``intent`` with the latest period it asks for and the note saying so ("" when it asks
-    for none), or the question to ask (``agent.latest_period``)."""
+    for none), or the question to ask (``agent.latest_period``); ``previous`` are the earlier
+    turn's (metric, unit) pairs when that period is inherited from it (``FollowUp.latest_of``)."""
     if intent.latest is None or intent.periods or intent.route is Route.NARRATIVE:
         return intent, ""
-    return with_latest(intent, run.tools, run.msgs)
-
-
-def _latest_kept(intent: ParsedIntent, follow: FollowUp | None) -> FollowUp | None:
-    """A follow-up asking for "the latest quarter" takes no period from the previous turn: its
-    period is the latest one with figures (``agent.latest_period``)."""
-    if follow is None or intent.latest is None or "period" not in follow.inherited:
-        return follow
-    kept = tuple(slot for slot in follow.inherited if slot != "period")
-    merged = replace(follow.intent, period=None, periods=())
-    return replace(follow, intent=merged, inherited=kept) if kept else None
+    return with_latest(intent, run.tools, run.msgs, previous)
 
 
 def _record_intent(trace: RequestTrace, intent: ParsedIntent) -> None:

@@ -30,7 +30,9 @@ settled before it. A competitor name or an unknown name of an earlier turn is in
 so "and in FY2023?" after a refused question is refused (or asked about) again, never answered
 for the home entity. A period named from the previous one ("上一年呢？", "and the previous
 quarter?", "去年同期呢？", "and Q2?") is counted from it at its granularity
-(``agent.period_shift``), and asked about when it has no such step.
+(``agent.period_shift``), and asked about when it has no such step. "The latest quarter" is
+inherited as asked and looked up again (``agent.latest_period``): answered when it is the one
+the previous question was answered for, else asked about, never the default full year.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from itertools import product
 
 from ragspine.agent import cues
 from ragspine.agent.cue_only import asks_only_the_cue
@@ -90,6 +93,9 @@ class Context:
     analysis: Analysis | None = None
     # What a change asked was measured against (quarter-on-quarter stays so for "and CN?").
     change_base: ChangeBase = ChangeBase.YEAR
+    # "the latest quarter / half" asked ("Q", "H"): the period the facts name, looked up again
+    # for a follow-up naming none (``agent.latest_period``); ``periods`` is then empty.
+    latest: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -110,6 +116,7 @@ class Context:
             tuple(sorted(intent.extra.items())),
             _kept_analysis(intent.analysis),
             intent.change_base,
+            intent.latest,
         )
 
 
@@ -131,9 +138,15 @@ class FollowUp:
     # the words, and the periods they were counted from, for the gateway's question.
     unshifted: str | None = None
     counted_from: tuple[Period, ...] = ()
+    # The previous turn's (metric, unit) pairs when the period inherited is "the latest
+    # quarter / half": the follow-up is answered for their latest period only when its own
+    # is the same one, else asked (``agent.latest_period``), never for another one silently.
+    latest_of: tuple[tuple[str, str], ...] = ()
 
-    def note(self, profile: DomainProfile) -> str:
-        """The assumption line naming every inherited slot by the profile's names, or ""."""
+    def note(self, profile: DomainProfile, periods: tuple[Period, ...] = ()) -> str:
+        """The assumption line naming every inherited slot by the profile's names, or "";
+        ``periods`` are the ones answered for when the period inherited is the latest one
+        (looked up after the merge)."""
         inherited = self.inherited
         if self.intent.analysis is not None and self.intent.analysis.op is AnalysisOp.UNSUPPORTED:
             # an answer computing nothing uses no slot: only the cue kept is named
@@ -141,7 +154,8 @@ class FollowUp:
         if not inherited:
             return ""
         zh = self.intent.language == "zh"
-        shown = replace(self.intent, entities=self.entities_named or self.intent.entities)
+        named, periods = self.entities_named or self.intent.entities, self.intent.periods or periods
+        shown = replace(self.intent, entities=named, periods=periods)
         parts = [_slot_text(shown, slot, profile, zh) for slot in inherited]
         return for_language(self.intent.language).inherited(parts)
 
@@ -266,6 +280,7 @@ def follow_up(
             periods=computed.periods,
         )
     refused = None
+    latest_of: tuple[tuple[str, str], ...] = ()
     if not (intent.entities or intent.unknown_entities or intent.external_entity):
         if context.entities:
             intent = replace(intent, entity=context.entities[0], entities=context.entities)
@@ -278,10 +293,14 @@ def follow_up(
             refused = context.external_entity
     if moved is not None and moved.periods:
         inherited.append("period")  # derived from the previous period: the note names it
-    elif not (intent.periods or intent.unknown_periods or intent.long_range):
+    elif not (intent.periods or intent.unknown_periods or intent.long_range or intent.latest):
         if context.periods:
             intent = replace(intent, period=context.periods[0], periods=context.periods)
             inherited.append("period")
+        elif context.latest is not None:  # "And Macau?" after "the latest quarter"
+            intent = replace(intent, latest=context.latest)
+            inherited.append("period")
+            latest_of = tuple(product(context.metrics, context.entities))
         elif context.unknown_periods:
             intent = replace(intent, unknown_periods=context.unknown_periods)
             carried = True
@@ -308,6 +327,7 @@ def follow_up(
         named,
         unshifted,
         context.periods if unshifted is not None else (),
+        latest_of,
     )
 
 
@@ -357,7 +377,7 @@ def _left_out(intent: ParsedIntent, slot: str, context: Context) -> bool:
     if slot == "entity":
         named = intent.entities or intent.unknown_entities or intent.external_entity
         return not named and bool(context.entities)
-    named_period = intent.periods or intent.unknown_periods or intent.long_range
+    named_period = intent.periods or intent.unknown_periods or intent.long_range or intent.latest
     return not named_period and bool(context.periods)
 
 
@@ -389,6 +409,7 @@ def _names_a_slot(intent: ParsedIntent) -> bool:
         or intent.unknown_entities
         or intent.unknown_periods
         or intent.long_range
+        or intent.latest
     )
 
 

@@ -11,6 +11,7 @@ year.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import product
 
@@ -22,10 +23,15 @@ from ragspine.profile.periods import FiscalCalendar, Period
 
 
 def with_latest(
-    intent: ParsedIntent, tools: ToolContext, msgs: Messages
+    intent: ParsedIntent,
+    tools: ToolContext,
+    msgs: Messages,
+    previous: Sequence[tuple[str, str]] = (),
 ) -> tuple[ParsedIntent, str] | ClarificationResult:
     """``intent`` (``latest`` set, no period named) with its latest period filled and the
-    note saying so, or the question to ask instead."""
+    note saying so, or the question to ask instead. ``previous`` are the (metric, unit) pairs
+    of the earlier turn a follow-up took "the latest quarter" from ("And Macau?"): its latest
+    period is the one the user was answered for, so the follow-up's must be the same."""
     kind = intent.latest
     assert kind is not None  # the agent calls this only for such intents
     profile = tools.profile
@@ -36,7 +42,7 @@ def with_latest(
     ratios = {r.code: (r.numerator, r.denominator) for r in (analysis.ratios if analysis else ())}
     metrics = [m for code in intent.metrics for m in ratios.get(code, (code,))]
     latest: dict[tuple[str, str], Period | None] = {}
-    for metric, unit in product(dict.fromkeys(metrics), units):
+    for metric, unit in dict.fromkeys([*product(dict.fromkeys(metrics), units), *previous]):
         stored = tools.store.available_periods(metric, unit, channel, clearance=tools.clearance)
         ended = [
             period
