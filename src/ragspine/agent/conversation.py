@@ -42,8 +42,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from itertools import product
 
-from ragspine.agent import cues
-from ragspine.agent.cue_only import asks_only_the_cue
+from ragspine.agent.follow_up_cues import asks_for_prose, asks_growth, computes_nothing
 from ragspine.agent.messages import for_language
 from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
@@ -238,11 +237,11 @@ def follow_up(
         if intent.route is Route.NARRATIVE and (
             not (
                 _names_a_slot(intent)
-                or _computes_nothing(intent, profile)
+                or computes_nothing(intent, profile)
                 or computed is not None
                 or plain
             )
-            or _asks_for_prose(intent.raw_question)
+            or asks_for_prose(intent.raw_question)
         ):
             return None
         if intent.unknown_metrics:
@@ -253,9 +252,9 @@ def follow_up(
                 route=_figure_route(intent.route),
                 metric=context.metrics[0],
                 metrics=context.metrics,
-                growth=intent.growth or context.growth or _asks_growth(intent.raw_question),
+                growth=intent.growth or context.growth or asks_growth(intent.raw_question),
                 change_base=(
-                    intent.change_base if _asks_growth(intent.raw_question) else context.change_base
+                    intent.change_base if asks_growth(intent.raw_question) else context.change_base
                 ),
             )
             inherited.append("metric")
@@ -411,31 +410,6 @@ def _names_a_slot(intent: ParsedIntent) -> bool:
         or intent.long_range
         or intent.latest
     )
-
-
-def _computes_nothing(intent: ParsedIntent, profile: DomainProfile | None) -> bool:
-    """Whether the question asks for what nothing here computes ("and its share?", "那人均呢？",
-    "and the median?"): a figure's qualifier, which the previous turn's figure is read with so
-    the answer says it was not computed (never the plain figure, nor prose in its place). A
-    question holding a topic of its own beside the cue word ("tell me about the share
-    buyback") is a new question (known with ``profile`` only)."""
-    analysis = intent.analysis
-    if analysis is None or analysis.op is not AnalysisOp.UNSUPPORTED:
-        return False
-    return profile is None or asks_only_the_cue(intent.raw_question, analysis.unsupported, profile)
-
-
-def _asks_for_prose(question: str) -> bool:
-    """True for a why- or what-is question ("why did it fall there?"): prose, not a figure."""
-    hits = cues.PROSE_AND_MODIFIERS.finditer(normalize_question(question))
-    return any(hit.kind in ("narrative", "concept") for hit in hits)
-
-
-def _asks_growth(question: str) -> bool:
-    """True for "how much did it grow?", "较上年变化多少": the parser sets ``growth`` only
-    beside a metric, and a follow-up's metric is inherited."""
-    text = normalize_question(question)
-    return bool(cues.GROWTH.finditer(text) or cues.growth_bases(text))
 
 
 def _slot_text(intent: ParsedIntent, slot: str, profile: DomainProfile, zh: bool) -> str:
