@@ -7,15 +7,15 @@ Kept conservative, so that an ordinary word is not taken for a typo:
 
 - English: a run of words against a name of as many words, by Damerau-Levenshtein distance
   (optimal string alignment: two neighbours swapped are one edit) — at most 1 for a name of 5
-  to 8 letters, 2 for a longer one, none for a shorter one ("ROE", "HK"). In a name of several
+  to 8 letters, 2 for a longer one, none for a shorter one ("EPS", "UK"). In a name of several
   words at least one word is written exactly, and every word written otherwise has three
-  letters or more on both sides ("of profit" is no typo of "op profit"). A stopword or a cue
+  letters or more on both sides ("of sales" is no typo of "op sales"). A stopword or a cue
   word ("net", "value", "how") is never the word written otherwise, and a one-word name is not
-  corrected from its singular or plural ("per agent" is no typo of "agents").
+  corrected from its singular or plural ("per head" is no typo of "heads").
 - Chinese: a run of characters as long as a name of three or more that differs from it in one
   character, where neither the run nor that character with a neighbour is a dictionary word
-  (rjieba's): "营运利闰" is a typo of "营运利润", while "毛利润" is another measure than
-  "净利润" and "内含价格" holds the word "价格".
+  (rjieba's): "毛利闰" is a slip for "毛利润", while "毛利率" is another measure and "成本价格"
+  holds the word "价格".
 
 Names are the profile's names and aliases, never its codes. difflib (the standard library's) was
 not used: its ratio scores matching blocks relative to length, which has no threshold meaning
@@ -43,7 +43,7 @@ __all__ = ["near_misses", "unnamed_slot_misses"]
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’&\-]*")
 _LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z'’&\- ]*[A-Za-z]")
 _HANZI_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{3,}")
-_SHORTEST = 5  # letters: a shorter English name is never corrected ("ROE", "HK", "NBV")
+_SHORTEST = 5  # letters: a shorter English name is never corrected ("EPS", "UK", "ROA")
 _LONG = 9  # letters from which two edits are allowed
 _MOST_EDITS = 2
 _SHORTEST_WORD = 3  # letters of a word written otherwise inside a name of several words
@@ -83,7 +83,7 @@ def unnamed_slot_misses(
     several): ``residual`` is its text with the slots found blanked, ``blanked`` spans to blank
     too (names of places the profile lacks), ``cues`` the spans of its cue words (see
     ``near_misses``). A question naming its metric is not searched for another one: its
-    leftover words are ordinary ones ("revenue per agent" is no typo of "agents")."""
+    leftover words are ordinary ones ("cost per head" is no typo of "heads")."""
     kinds = frozenset(
         kind
         for kind, missing in (
