@@ -80,6 +80,8 @@ def test_a_word_one_typo_from_a_name_is_a_near_miss(
         "How did the macro environment affect Hong Kong?",  # names its entity ("Macao")
         "What is the share of profit of Hong Kong in 2025?",  # "of" is no typo of "op"
         "Macao revenue FY2025",  # an alias, written exactly
+        "到2026年底香港代理人队伍的目标人数",  # "队伍" is a word: no slip for 代理人数
+        "Hong Kong new business volume in FY2025",  # "volume" is two edits from "value"
     ],
 )
 def test_an_ordinary_word_near_a_name_is_no_near_miss(question: str) -> None:

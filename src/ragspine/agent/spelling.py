@@ -137,7 +137,7 @@ def _build_index(profile: DomainProfile) -> _Index:
             words = tuple(name.casefold().split())
             letters = sum(len(w) for w in words)
             if letters >= _SHORTEST:
-                budget = 1 if letters < _LONG else 2
+                budget = _edits_allowed(letters)
                 latin[(entry.kind, len(words), letters)].append(
                     _Latin(words, budget, entry.kind, entry.code)
                 )
@@ -216,10 +216,17 @@ def _close_words(typed: tuple[str, ...], open_: list[bool], name: _Latin) -> boo
             return False
         if len(name.words) == 1 and _plural_of(mine, theirs):
             return False
-        budget -= _distance(mine, theirs, budget)
-        if budget < 0:
+        # each word on its own terms too: "volume" is no typo of "value"
+        allowed = min(budget, _edits_allowed(len(theirs)))
+        edits = _distance(mine, theirs, allowed)
+        if edits > allowed:
             return False
+        budget -= edits
     return exact > 0 or len(name.words) == 1
+
+
+def _edits_allowed(letters: int) -> int:
+    return 1 if letters < _LONG else 2
 
 
 def _plural_of(a: str, b: str) -> bool:
@@ -266,17 +273,19 @@ def _hanzi_hits(
                     key = f"{window[:i]}{_WILDCARD}{window[i + 1 :]}"
                     at = run.start() + start
                     for name, code in keys.get(key, ()):
-                        if name != window and not fixed[at + i] and _typo_at(window, i):
+                        if name != window and not fixed[at + i] and _slip(chars, start, size, i):
                             hits.append((at, at + size, kind, code))
     return hits
 
 
-def _typo_at(window: str, i: int) -> bool:
-    """Whether the character at ``i`` reads as a slip rather than another word: neither the
-    window nor that character with either neighbour is a dictionary word."""
-    if rjieba.has_word(window):
+def _slip(chars: str, start: int, size: int, i: int) -> bool:
+    """Whether the character at ``start + i`` of the run ``chars`` reads as a slip rather than
+    another word: neither the window ``chars[start:start + size]`` nor that character with a
+    neighbour in the run ("队伍" of "代理人队伍") is a dictionary word."""
+    if rjieba.has_word(chars[start : start + size]):
         return False
-    pairs = (window[max(0, i - 1) : i + 1], window[i : i + 2])
+    at = start + i
+    pairs = (chars[max(0, at - 1) : at + 1], chars[at : at + 2])
     return not any(len(pair) == 2 and rjieba.has_word(pair) for pair in pairs)
 
 
