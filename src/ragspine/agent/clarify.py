@@ -3,7 +3,8 @@
 Checked in this order, before any tool, retrieval or LLM call:
 1. refuse — the security gate re-screens the *raw* question (never the parser's fields), so a
    custom or LLM parser cannot talk its way past it;
-2. ask first — an entity the profile does not know, a period expression its fiscal calendar
+2. ask first — a word one typo away from a metric's or an entity's name ("did you mean …?",
+   ``agent.spelling``), an entity the profile does not know, a period expression its fiscal calendar
    has no period for, no metric or one it does not define, or a range of more years than
    ``MAX_RANGE_YEARS``: guessing would answer a different question with a real-looking number;
 3. assume and surface — a missing entity or period is filled with the home entity or the latest
@@ -26,10 +27,12 @@ from ragspine.agent.types import (
     ClarificationResult,
     ClarifyMode,
     ClarifyReason,
+    NearMiss,
     ParsedIntent,
     Route,
 )
 from ragspine.profile.display import Names
+from ragspine.profile.glossary import ENTITY, METRIC
 from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import MAX_RANGE_YEARS, FiscalCalendar, Period
 
@@ -80,6 +83,8 @@ def clarify_scope(
         )
     if intent.route is Route.NARRATIVE:
         return _NO_CLARIFICATION
+    if intent.near_misses:
+        return _did_you_mean(intent.near_misses, profile, msgs, intent.language)
     if intent.unknown_entities:
         options = [_entity_label(profile, e.code, intent.language) for e in profile.entities]
         return ClarificationResult(
@@ -119,6 +124,26 @@ def _ask_which_metric(
         narrowing_options=tuple(options),
         question=msgs.ask_which_metric(asked, options),
         reason=ClarifyReason.MISSING_METRIC,
+    )
+
+
+def _did_you_mean(
+    misses: tuple[NearMiss, ...], profile: DomainProfile, msgs: Messages, language: str
+) -> ClarificationResult:
+    """Ask whether the names a word is one typo away from were meant, offering those alone:
+    a corrected guess answered outright would show another question's figure when wrong."""
+    label = {METRIC: _metric_label, ENTITY: _entity_label}
+    guesses = [
+        (miss.typed, [label[miss.kind](profile, code, language) for code in miss.codes])
+        for miss in misses
+    ]
+    return ClarificationResult(
+        mode=ClarifyMode.ASK_FIRST,
+        narrowing_options=tuple(dict.fromkeys(name for _, names in guesses for name in names)),
+        question=msgs.did_you_mean(guesses),
+        reason=ClarifyReason.MISSING_METRIC
+        if any(miss.kind == METRIC for miss in misses)
+        else ClarifyReason.UNKNOWN_ENTITY,
     )
 
 

@@ -43,7 +43,8 @@ from ragspine.agent.not_entities import (
 )
 from ragspine.agent.row_choice import longer_labels
 from ragspine.agent.security_gate import SecurityGate
-from ragspine.agent.types import Analysis, AnalysisOp, ChangeBase, ParsedIntent, Route
+from ragspine.agent.spelling import unnamed_slot_misses
+from ragspine.agent.types import Analysis, AnalysisOp, ChangeBase, NearMiss, ParsedIntent, Route
 from ragspine.agent.unit_request import find_unit_request
 from ragspine.agent.unknown_names import SLOT, unknown_entities
 from ragspine.profile.glossary import CHANNEL, ENTITY, METRIC, Glossary, glossary_for
@@ -239,6 +240,16 @@ def _parse(
     cue_spans += standards
     if unit_request is not None:
         cue_spans += unit_request.spans
+    # "revnue", "营运利闰": a word one typo away from a name is asked about, not read as a name.
+    misses = unnamed_slot_misses(
+        residual,
+        profile,
+        metrics=metrics,
+        entities=entities,
+        blanked=[(h.start, h.end) for h in place_hits],
+        cues=cue_spans,
+    )
+    cue_spans += [miss.span for miss in misses]
     candidates, unknown_metrics = unknown_entities(
         marked,
         place_hits,
@@ -254,6 +265,7 @@ def _parse(
         unknown_metrics += found.unknown_metrics
     if unclear:
         unknown_metrics += tuple(_text_of(screen.masked_text, span) for span in unclear)
+    unknown_metrics += _typed(misses, METRIC)
     if not entities and len(profile.entities) == 1:  # one entity: nothing to ask or assume
         entities = (profile.entities[0].code,)
     numeric = bool(other_metrics or unknown_metrics or cue_hits["numeric"])
@@ -308,7 +320,8 @@ def _parse(
         entities,
         periods,
         screen.hits[0] if screen.hit else None,  # external_entity
-        found.unknown_entities if found is not None else (),  # unknown_entities
+        # unknown_entities
+        (*(found.unknown_entities if found is not None else ()), *_typed(misses, ENTITY)),
         growth or bool(analysis and analysis.by_growth),  # growth
         detect_language(question),  # language
         unit_request.extra() if unit_request is not None else {},  # extra
@@ -322,6 +335,7 @@ def _parse(
         cues.change_base(bases, preceding, cue_hits["growth"])
         if based or cue_hits["growth"]
         else ChangeBase.YEAR,
+        tuple(misses),  # near_misses
     )
 
 
@@ -336,6 +350,10 @@ def _latest(
         return found[0].kind if found else None
     unnamed += [(m.start, m.end) for m in found]
     return None
+
+
+def _typed(misses: list[NearMiss], kind: str) -> tuple[str, ...]:
+    return tuple(miss.typed for miss in misses if miss.kind == kind)
 
 
 def _text_of(text: str, span: tuple[int, int]) -> str:

@@ -277,6 +277,16 @@ class ToolError(_DictView):
 ToolResult = FoundFact | FactNotFound | UnrecognizedParam | ToolError
 
 
+class NearMiss(NamedTuple):
+    """Words of a question one typo away from the names of a metric or an entity
+    (``agent.spelling``): the gateway asks whether one of them was meant, never answers."""
+
+    typed: str
+    kind: str  # "metric" or "entity"
+    codes: tuple[str, ...]  # the close names' codes, in the profile's order
+    span: tuple[int, int]  # in the normalized question
+
+
 # Not frozen: a frozen dataclass sets each of these 18 fields through object.__setattr__,
 # which cost 7% of a question's parse. Nothing mutates an intent; ``dataclasses.replace``
 # makes the changed copies the agent needs.
@@ -317,6 +327,9 @@ class ParsedIntent:
     latest: str | None = None
     # What a change asked of one figure (``growth``) is measured against.
     change_base: ChangeBase = ChangeBase.YEAR
+    # Words one typo away from a metric's or an entity's name ("revnue", "营运利闰"), also kept
+    # in ``unknown_metrics`` / ``unknown_entities``: the gateway asks "did you mean …?".
+    near_misses: tuple[NearMiss, ...] = ()
 
 
 class IntentParser(Protocol):

@@ -1,7 +1,8 @@
 """Scale and currency on request: "in billions", "以亿元计" and the like.
 
 A question may ask for its figures in another scale ("in billions", "in thousands",
-"以亿元计", "以百万元计") or another currency ("in euros", "换算成美元", "以亿美元计"). The parser
+"以亿元计", "以百万元计") or another currency ("in euros", "换算成美元", "以亿美元计"), or ask how
+many of them the figure is ("how many billion US dollars", "是多少亿美元", "几亿港元"). The parser
 finds such a request (``find_unit_request``), blanks it so that no word of it reads as a name,
 and keeps it in the intent's ``extra``. The answer then keeps every found fact's own line (the
 cited figure) and adds, for each amount, the same figure rescaled by code: a power of ten
@@ -80,8 +81,12 @@ _ZH_SCALES = {
 # Words that may sit between the parts of an English request: "in billions of US dollars".
 _EN_GLUE = frozenset({"of", "the"})
 # Where an English request may start; the words after it are read one by one (a lead that
-# is followed by neither a scale nor a currency, as in "in FY2024", is passed over).
-_EN_LEAD = re.compile(r"\b(?:in|into|convert(?:ed)?\s+(?:in)?to)\s+", re.IGNORECASE)
+# is followed by neither a scale nor a currency, as in "in FY2024" or "how many agents", is
+# passed over). "how many" stays outside the request's span: it is the cue that a figure is
+# asked for, which the parser still reads.
+_EN_LEAD = re.compile(
+    r"\b(?:in|into|convert(?:ed)?\s+(?:in)?to|(?P<how>how\s+many))\s+", re.IGNORECASE
+)
 _EN_READ = 60  # characters after a lead: five words at most
 _EN_WORD = re.compile(r"[A-Za-z$€£¥][\w$€£¥.'’]*")
 # "以亿元计", "以百万美元为单位", "按港元计", "单位：亿元", "换算成美元", "折合人民币".
@@ -89,7 +94,8 @@ _ZH_LEAD = (
     r"(?:以|按|用)|(?:单位\s*[:：为是]?|换算\s*[成为]?|折合\s*[成为]?|折算\s*[成为]?|转换\s*[成为])"
 )
 _ZH_TAIL = r"(?:计算|计|为单位|表示|列示)"
-# A question word between the lead and what it asks for: "折合多少港元", "换算成几亿美元".
+# A question word between the lead and what it asks for: "折合多少港元", "换算成几亿美元";
+# alone, it leads a request too when a scale or a currency follows it ("是多少亿美元", "几亿").
 _ZH_HOW_MUCH = r"多少|几"
 
 
@@ -123,16 +129,20 @@ def find_unit_request(text: str, reporting_currency: str | None) -> UnitRequest 
         if read is None:
             continue
         length, asked_scale, asked_currency = read
-        spans.append((match.start(), match.end() + length))
+        start = match.end() if match.group("how") else match.start()
+        spans.append((start, match.end() + length))
         scale = asked_scale if asked_scale is not None else scale
         currency = asked_currency or currency
     if not text.isascii() and _ZH_LEAD_CHARS.search(text) is not None:
         for match in _zh_request().finditer(text):
             zh_scale, name, tail = match.group("scale"), match.group("cur"), match.group("tail")
-            lead_needs_tail = match.group("lead") in ("以", "按", "用")
-            if not (zh_scale or name) or (lead_needs_tail and not tail):
+            lead = match.group("lead")
+            if not (zh_scale or name) or (lead in ("以", "按", "用") and not tail):
                 continue
-            spans.append(match.span())
+            # "多少" stays outside the span, as "how many" does in English.
+            spans.append(
+                (match.end("lead") if lead in _ZH_HOW_MUCH_WORDS else match.start(), match.end())
+            )
             if zh_scale:
                 scale = _ZH_SCALES[zh_scale]
             if name and name != "元":
@@ -196,7 +206,7 @@ def _may_ask_in_english(text: str) -> bool:
     (cheaper than the lead pattern's scan)."""
     words = text.lower().split()
     for i in range(len(words) - 1):
-        if words[i] in _LEAD_WORDS:
+        if words[i] in _LEAD_WORDS or (words[i] == "many" and i and words[i - 1] == "how"):
             after = _first_word(words[i + 1].strip("?!,;:()"))
             if after in _request_openers():
                 return True
@@ -219,7 +229,8 @@ def _request_openers() -> frozenset[str]:
 
 
 # Every Chinese request opens with one of these characters (see ``_ZH_LEAD``).
-_ZH_LEAD_CHARS = re.compile("[以按用单换折转]")
+_ZH_LEAD_CHARS = re.compile("[以按用单换折转多几]")
+_ZH_HOW_MUCH_WORDS = frozenset(_ZH_HOW_MUCH.split("|"))
 
 
 @lru_cache(maxsize=1)
@@ -230,7 +241,7 @@ def _zh_request() -> re.Pattern[str]:
     currencies = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     scales = "|".join(sorted(_ZH_SCALES, key=len, reverse=True))
     return re.compile(
-        rf"(?P<lead>{_ZH_LEAD})\s*(?:{_ZH_HOW_MUCH})?\s*(?P<scale>{scales})?\s*"
+        rf"(?P<lead>{_ZH_LEAD}|{_ZH_HOW_MUCH})\s*(?:{_ZH_HOW_MUCH})?\s*(?P<scale>{scales})?\s*"
         rf"(?P<cur>{currencies}|元)?\s*"
         rf"(?P<tail>{_ZH_TAIL})?"
     )

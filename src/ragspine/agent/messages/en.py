@@ -35,6 +35,20 @@ def ask_which_metric(asked: str, options: list[str]) -> str:
     )
 
 
+def did_you_mean(guesses: list[tuple[str, list[str]]]) -> str:
+    """``guesses``: each word as typed, with the names it is one typo away from."""
+    typed = ", ".join(f'"{word}"' for word, _ in guesses)
+    if len(guesses) == 1:
+        asked = _either(guesses[0][1])
+    else:
+        asked = "; ".join(f'{_either(names)} for "{word}"' for word, names in guesses)
+    return f"I do not recognise {typed}, so I will not answer with a guess. Did you mean {asked}?"
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     return (
         f"The range {first} to {last} is longer than {limit} fiscal years, so it is not looked "

@@ -32,6 +32,22 @@ def ask_which_metric(asked: str, options: list[str]) -> str:
     )
 
 
+def did_you_mean(guesses: list[tuple[str, list[str]]]) -> str:
+    """``guesses``：每个词（按用户所写）及与之仅差一处笔误的名称。"""
+    typed = "、".join(f"「{word}」" for word, _ in guesses)
+    if len(guesses) == 1:
+        asked = f"您是指{_either(guesses[0][1])}"
+    else:
+        asked = "；".join(f"「{word}」是指{_either(names)}" for word, names in guesses)
+    # "是指甲吗？" asks yes or no; "是指甲还是乙？" asks which, and takes no 吗.
+    end = "吗？" if all(len(names) == 1 for _, names in guesses) else "？"
+    return f"无法识别{typed}，未按猜测作答。请问{asked}{end}"
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{'、'.join(names[:-1])}还是{names[-1]}"
+
+
 def range_too_long(first: str, last: str, limit: int, option: str) -> str:
     return (
         f"期间 {first} 至 {last} 超过 {limit} 个财年，未逐年查询。"
