@@ -17,7 +17,7 @@ def competitor_hits(text: str) -> list[tuple[str, str]]:
     return [(h.code, h.text) for h in acme_glossary().competitors.finditer(text)]
 
 
-@pytest.mark.parametrize("text", ["heroes", "HEROES", "ROEs", "picnic", "Picnic", "CNY", "hkd"])
+@pytest.mark.parametrize("text", ["heroes", "HEROES", "ROEss", "picnic", "Picnic", "CNY", "hkd"])
 def test_ascii_aliases_never_match_inside_a_word(text: str) -> None:
     assert hits(text) == []
 
@@ -203,3 +203,23 @@ def test_mask_blanks_exactly_the_characters_of_every_span(
     inside = [(min(a, len(text)), min(b, len(text))) for a, b in spans]
     assert mask(text, inside, fill) == _mask_by_characters(text, inside, fill)
     assert len(mask(text, inside, fill)) == len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("HK net profits", [("ACME_HK", "HK"), ("NET_PROFIT", "net profits")]),
+        ("Revenues, FY2024", [("REVENUE", "Revenues")]),
+        ("the ROEs", [("ROE", "ROEs")]),
+    ],
+)
+def test_an_english_metric_name_in_the_plural_is_the_metric(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [h for h in hits(text) if h[0] != "FY2024"] == expected
+
+
+@pytest.mark.parametrize("text", ["HKs", "Hong Kongs", "revenuess", "net profitsx", "ROEs1"])
+def test_only_a_metric_takes_a_plural_s_and_only_one(text: str) -> None:
+    """Entities and channels never take a plural; nor does an alias followed by more word."""
+    assert all(code not in ("ACME_HK", "REVENUE", "NET_PROFIT", "ROE") for code, _ in hits(text))

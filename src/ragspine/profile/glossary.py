@@ -135,7 +135,8 @@ def build_glossary(profile: DomainProfile) -> Glossary:
     ]
     return Glossary(
         profile=profile,
-        terms=AliasMatcher(entries),
+        # "net profits", "premiums": an English metric name in the plural is the metric.
+        terms=AliasMatcher(entries, plural_kinds=frozenset({METRIC})),
         competitors=AliasMatcher(competitors, flexible_spaces=True),
         calendar=FiscalCalendar(profile.fiscal.year_end_month),
         kinds={item.code: kind for kind, items in _terms_by_kind(profile) for item in items},

@@ -83,8 +83,17 @@ class _Pattern(NamedTuple):
 
 
 class AliasMatcher:
-    def __init__(self, entries: Iterable[AliasEntry], *, flexible_spaces: bool = False) -> None:
+    def __init__(
+        self,
+        entries: Iterable[AliasEntry],
+        *,
+        flexible_spaces: bool = False,
+        plural_kinds: frozenset[str] = frozenset(),
+    ) -> None:
+        """``plural_kinds``: the entry kinds whose English aliases also match with a plural
+        ``s`` after their last word ("net profits", "premiums"), the ``s`` inside the hit."""
         self._flexible = flexible_spaces
+        self._plural_kinds = plural_kinds
         self._entries = list(entries)
         self._by_key: dict[str, AliasEntry] = {}
         patterns: dict[str, _Pattern] = {}
@@ -127,7 +136,7 @@ class AliasMatcher:
         if not found:
             return []
         offsets = _offsets(text, self._flexible) if respaced else None
-        return _select(_candidates(text, found, self._patterns, offsets), text)
+        return _select(_candidates(text, found, self._patterns, offsets, self._plural_kinds), text)
 
     def entries(self) -> list[AliasEntry]:
         """Every entry the matcher was built from, each spelling kept."""
@@ -195,8 +204,11 @@ def _candidates(
     found: Iterable[tuple[int, int, int]],
     patterns: Sequence[_Pattern],
     offsets: tuple[int, ...] | None,
+    plural_kinds: frozenset[str] = frozenset(),
 ) -> list[_Candidate]:
-    """The automaton's matches that respect word edges, as positions in ``text``."""
+    """The automaton's matches that respect word edges, as positions in ``text`` (a hit of
+    a ``plural_kinds`` entry ending in a letter other than ``s`` may take one ``s`` after it as
+    its own)."""
     size = len(text)
     word = ASCII_WORD_CHARS
     candidates = []
@@ -206,7 +218,15 @@ def _candidates(
         if ascii_head and begin > 0 and text[begin - 1] in word:
             continue
         if ascii_tail and stop < size and text[stop] in word:
-            continue
+            if not (
+                entry.kind in plural_kinds
+                and text[stop] in "sS"
+                and text[stop - 1].isalpha()
+                and text[stop - 1] not in "sS"
+                and (stop + 1 == size or text[stop + 1] not in word)
+            ):
+                continue
+            stop += 1
         candidates.append((begin, -length, stop, entry))
     return candidates
 
