@@ -209,7 +209,8 @@ def read_analysis(
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
         return Analysis(AnalysisOp.CUMULATIVE)
-    # "香港与澳门营运利润合计": the sum of the units named; with "vs" too, asked which is meant
+    # "<甲单位>与<乙单位>的<指标>合计": the sum of the units named; with "vs" too, asked
+    # which is meant
     if sum_asked(kinds, entities, periods) and not (groups or excluded or ranked or growth):
         if difference_asked(kinds):
             return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(sum_or_difference(entities),))
@@ -382,7 +383,7 @@ def _population(
         members = profile.children(root) if root else ()
     whole = _common_parent(profile, members)
     if whole is not None and set(profile.children(whole)) - {*members, *excluded}:
-        # "Hong Kong and Macau combined": a part of the whole is no check against it
+        # "<unit A> and <unit B> combined": a part of the whole is no check against it
         whole = None
     return tuple(m for m in members if m not in excluded), whole
 

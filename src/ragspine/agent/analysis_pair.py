@@ -1,9 +1,10 @@
 """Two or more named units of one figure: their sum or their difference, as the words say.
 
-"香港与澳门营运利润合计", "Hong Kong plus Mainland China net profit" ask for a sum;
-"Hong Kong vs Macau", "香港与澳门对比" for a comparison (the difference the agent computes,
-``agent.compare``). A question holding words of both ("HK vs Macau, combined") is asked about,
-never guessed. One holding neither keeps the plain listing and its labelled difference.
+"<甲单位>与<乙单位><指标>合计", "<unit A> plus <unit B> <metric>" ask for a sum;
+"<unit A> vs <unit B>", "<甲单位>与<乙单位>对比" for a comparison (the difference the agent
+computes, ``agent.compare``). A question holding words of both ("<unit A> vs <unit B>,
+combined") is asked about, never guessed. One holding neither keeps the plain listing and its
+labelled difference.
 """
 
 from __future__ import annotations

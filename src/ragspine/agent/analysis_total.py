@@ -55,7 +55,7 @@ def total_asked(
 ) -> AliasHit | None:
     """The word asking for the total of a metric the ``terms`` name in ``text`` ("total",
     "总", "合计"), as a cue hit of kind ``TOTAL`` over that word, or None. ``anywhere``: the
-    total channel's name counts wherever it stands ("香港与澳门的营运利润对比，合计多少":
+    total channel's name counts wherever it stands ("<甲单位>与<乙单位>的<指标>对比，合计多少":
     several units named, whose total is asked however far from the metric)."""
     total = total_channel(profile)
     if anywhere:

@@ -90,7 +90,8 @@ class Context:
     # The computation asked for (``Analysis``), without the derived metrics' rules: those are
     # read again from the follow-up's own metric (``analysis_cues.with_ratios``).
     analysis: Analysis | None = None
-    # What a change asked was measured against (quarter-on-quarter stays so for "and CN?").
+    # What a change asked was measured against (quarter-on-quarter stays so for "and <another
+    # unit>?").
     change_base: ChangeBase = ChangeBase.YEAR
     # "the latest quarter / half" asked ("Q", "H"): the period the facts name, looked up again
     # for a follow-up naming none (``agent.latest_period``); ``periods`` is then empty.
@@ -296,7 +297,7 @@ def follow_up(
         if context.periods:
             intent = replace(intent, period=context.periods[0], periods=context.periods)
             inherited.append("period")
-        elif context.latest is not None:  # "And Macau?" after "the latest quarter"
+        elif context.latest is not None:  # "And <another unit>?" after "the latest quarter"
             intent = replace(intent, latest=context.latest)
             inherited.append("period")
             latest_of = tuple(product(context.metrics, context.entities))

@@ -30,8 +30,8 @@ def with_latest(
 ) -> tuple[ParsedIntent, str] | ClarificationResult:
     """``intent`` (``latest`` set, no period named) with its latest period filled and the
     note saying so, or the question to ask instead. ``previous`` are the (metric, unit) pairs
-    of the earlier turn a follow-up took "the latest quarter" from ("And Macau?"): its latest
-    period is the one the user was answered for, so the follow-up's must be the same."""
+    of the earlier turn a follow-up took "the latest quarter" from ("And <another unit>?"): its
+    latest period is the one the user was answered for, so the follow-up's must be the same."""
     kind = intent.latest
     assert kind is not None  # the agent calls this only for such intents
     profile = tools.profile

@@ -277,7 +277,7 @@ def _parse(
     growth = bool(metrics) and bool(based or cue_hits["growth"])
     analysis = None
     # "total sales from FY2022 to FY2024": "total" over a range of years asks for their sum,
-    # "香港与澳门营运利润合计" over several units named for one period too.
+    # "<甲单位>与<乙单位><指标>合计" over several units named for one period too.
     total = None
     several_units = len(entities) > 1 and len(periods) <= 1
     if (

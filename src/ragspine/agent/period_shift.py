@@ -1,9 +1,10 @@
 """A follow-up's period named from the previous turn's: "the year before", "上个季度", "去年同期",
 "and Q2?", "上半年呢？".
 
-After "香港2025年第三季度收入是多少", "上一年呢？" means 2024Q3 (the same quarter a year earlier),
-"and the previous quarter?" 2025Q2 and "第二季度呢？" 2025Q2: each is counted from the period the
-conversation settled, at that period's granularity, never from today and never as a full year.
+After "<单位>2025年第三季度<指标>是多少", "上一年呢？" means 2024Q3 (the same quarter a year
+earlier), "and the previous quarter?" 2025Q2 and "第二季度呢？" 2025Q2: each is counted from the
+period the conversation settled, at that period's granularity, never from today and never as a
+full year.
 A step the previous period has no place for (a quarter back from a full year, a year back when
 no period was settled) is asked about, not answered for another period.
 

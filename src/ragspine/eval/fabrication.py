@@ -27,9 +27,10 @@ A number may appear in an answer, of any kind, only when it is
   (as the document writes it), a code (``USD_M``), a name
   the caller says the answer may show (``names``: the profile's entity, metric and channel
   names, which answers print instead of codes and which may hold digits), a scale
-  written as a power of ten (``×10^2``) or an echo of the user's own words (an unrecognised
-  parameter, an unknown or competitor name, a period expression the calendar has no period
-  for; asking back about one, the month fiscal years end in: ``year_end_month``).
+  written as a power of ten (``×10^2``) or an echo of the user's own words (what the answer
+  says it does not compute, an unrecognised parameter, an unknown or competitor name, a period
+  expression the calendar has no period for; asking back about one, the month fiscal years end
+  in: ``year_end_month``).
 
 Values are read as answers show them (``profile.display``): in ``US$ 3,480 m`` or
 ``3,480 百万美元`` the number is 3480 (thousands separators read, the symbol and the scale word
@@ -317,6 +318,8 @@ def _blank_known_text(
     if result.intent is not None:
         echoes += result.intent.unknown_entities
         echoes += result.intent.unknown_periods  # a date the calendar has no period for
+        if result.intent.analysis is not None:  # what is not computed, quoted as asked
+            echoes += result.intent.analysis.unsupported
         if result.intent.external_entity:
             echoes.append(result.intent.external_entity)
     for echo in sorted((e for e in echoes if e), key=len, reverse=True):
