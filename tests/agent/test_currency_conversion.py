@@ -13,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from ragspine.agent.agent import answer_question
 from ragspine.agent.conversion import exchange_rate
-from ragspine.agent.llm_provider import MockProvider
-from ragspine.agent.types import AgentResult, AnswerKind
+from ragspine.agent.types import AgentResult
 from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.profile.exchange_rates import ExchangeRateDef, PostDated
 from ragspine.profile.loader import load_profile
 from ragspine.profile.periods import Period
 from ragspine.storage.fact_store import FactStore
+from tests.agent.converted import ask_found, fact_store
 from tests.facts import fact
 from tests.profiles import INITECH_PATH, acme
 
@@ -47,20 +46,11 @@ VALUES = [f.value for f in FACTS]
 
 @pytest.fixture
 def store(tmp_path: Path) -> FactStore:
-    built = FactStore(tmp_path / "facts.db")
-    built.init_schema()
-    built.upsert_facts(FACTS)
-    return built
+    return fact_store(tmp_path / "facts.db", FACTS)
 
 
 def ask(store: FactStore, question: str) -> AgentResult:
-    result = answer_question(question, store, MockProvider(), reference_date=REF)
-    assert result.answer_kind is AnswerKind.FOUND, result.answer
-    rates = acme().exchange_rates
-    assert fabricated_numbers(result, allowed_values=VALUES, exchange_rates=rates) == [], (
-        result.answer
-    )
-    return result
+    return ask_found(store, question, VALUES)
 
 
 def line_with(result: AgentResult, part: str) -> str:

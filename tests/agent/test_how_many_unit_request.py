@@ -14,14 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from ragspine.agent.agent import answer_question
-from ragspine.agent.llm_provider import MockProvider
-from ragspine.agent.types import AgentResult, AnswerKind
+from ragspine.agent.types import AgentResult
 from ragspine.agent.unit_request import find_unit_request
-from ragspine.eval.fabrication import fabricated_numbers
 from ragspine.storage.fact_store import FactStore
+from tests.agent.converted import ask_found, fact_store
 from tests.facts import fact
-from tests.profiles import acme
 
 REF = date(2026, 11, 26)
 FACTS = [
@@ -34,20 +31,11 @@ VALUES = [f.value for f in FACTS]
 
 @pytest.fixture
 def store(tmp_path: Path) -> FactStore:
-    built = FactStore(tmp_path / "facts.db")
-    built.init_schema()
-    built.upsert_facts(FACTS)
-    return built
+    return fact_store(tmp_path / "facts.db", FACTS)
 
 
 def ask(store: FactStore, question: str) -> AgentResult:
-    result = answer_question(question, store, MockProvider(), reference_date=REF)
-    assert result.answer_kind is AnswerKind.FOUND, result.answer
-    rates = acme().exchange_rates
-    assert fabricated_numbers(result, allowed_values=VALUES, exchange_rates=rates) == [], (
-        result.answer
-    )
-    return result
+    return ask_found(store, question, VALUES)
 
 
 @pytest.mark.parametrize(
