@@ -61,7 +61,8 @@ from typing import Any
 import numpy as np
 
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.lexical import LexicalIndex, add_in_batches
+from ragspine.retrieval.lexical import LexicalIndex
+from ragspine.retrieval.lexical_batches import add_in_batches
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
 from ragspine.retrieval.tokenizer_batch import MIN_BATCH, token_strings

@@ -14,7 +14,7 @@ import pytest
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import Sensitivity
-from ragspine.retrieval import lexical
+from ragspine.retrieval import lexical, lexical_batches
 from ragspine.retrieval.lexical import META_FILE, LexicalIndex, is_current
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.tokenizer import TokenizerMode, tokenize
@@ -408,7 +408,7 @@ def test_adding_in_batches_indexes_what_one_add_does(
     same chunks, scores and document versions as a single ``add``, whatever the batch size."""
     documents = _documents(12, 5)
     whole = build([c for chunks in documents for c in chunks])
-    monkeypatch.setattr(lexical, "ADD_BATCH", batch)
+    monkeypatch.setattr(lexical_batches, "ADD_BATCH", batch)
     reader_threads = set()
 
     def read() -> Iterator[list[Chunk]]:
@@ -417,7 +417,7 @@ def test_adding_in_batches_indexes_what_one_add_does(
             yield chunks
 
     batched = LexicalIndex.open(None)
-    lexical.add_in_batches(batched, read())
+    lexical_batches.add_in_batches(batched, read())
     batched.commit()
     assert reader_threads == {threading.current_thread()}  # the caller's store stays its own
     assert len(batched) == len(whole) == 60
@@ -428,7 +428,7 @@ def test_adding_in_batches_indexes_what_one_add_does(
 
 def test_a_batch_that_fails_to_tokenize_stops_the_adds(monkeypatch: pytest.MonkeyPatch) -> None:
     """An error on the worker thread reaches the caller; nothing is committed."""
-    monkeypatch.setattr(lexical, "ADD_BATCH", 5)
+    monkeypatch.setattr(lexical_batches, "ADD_BATCH", 5)
     calls = 0
 
     def failing(texts: list[str], mode: TokenizerMode) -> list[str]:
@@ -438,9 +438,9 @@ def test_a_batch_that_fails_to_tokenize_stops_the_adds(monkeypatch: pytest.Monke
             raise RuntimeError("tokenizer broke")
         return [" ".join(tokenize(text, mode)) for text in texts]
 
-    monkeypatch.setattr(lexical, "token_strings", failing)
+    monkeypatch.setattr(lexical_batches, "token_strings", failing)
     index = LexicalIndex.open(None)
     with pytest.raises(RuntimeError, match="tokenizer broke"):
-        lexical.add_in_batches(index, _documents(4, 5))
+        lexical_batches.add_in_batches(index, _documents(4, 5))
     index.close()
     assert len(index) == 0

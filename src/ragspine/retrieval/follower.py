@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Self
 
 from ragspine.errors import StoreError
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
-from ragspine.retrieval.lexical import LexicalIndex, add_in_batches, is_current
+from ragspine.retrieval.lexical import LexicalIndex, is_current
+from ragspine.retrieval.lexical_batches import add_in_batches
 from ragspine.retrieval.protocol import RetrievalFilters
 from ragspine.retrieval.retriever import document_versions
 

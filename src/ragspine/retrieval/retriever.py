@@ -24,7 +24,8 @@ from ragspine.profile.period_spans import any_within
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.embedding import EmbeddingBackend, load_backend
 from ragspine.retrieval.fusion import rrf_fuse
-from ragspine.retrieval.lexical import LexicalIndex, add_in_batches
+from ragspine.retrieval.lexical import LexicalIndex
+from ragspine.retrieval.lexical_batches import add_in_batches
 from ragspine.retrieval.passages import copy_groups
 from ragspine.retrieval.protocol import RetrievalFilters, Snippet
 from ragspine.retrieval.rerank import Reranker
