@@ -59,6 +59,18 @@ def misses(question: str) -> list[tuple[str, str, tuple[str, ...]]]:
         ),
         # one character from 营业收入 and from 营业利润: both are offered
         ("香港2025年营业利入", [("营业利入", "metric", ("REVENUE", "OPERATING_PROFIT"))]),
+        # listed beside a metric spelt right: asked about, not dropped
+        ("Hong Kong revenue and net proift 2025", [("net proift", "metric", ("NET_PROFIT",))]),
+        (
+            "Hong Kong operting profit & revenue 2025",
+            [("operting profit", "metric", ("OPERATING_PROFIT",))],
+        ),
+        (
+            "Hong Kong revenue, embeded value 2025",
+            [("embeded value", "metric", ("EMBEDDED_VALUE",))],
+        ),
+        ("香港2025年营收和营运利闰", [("营运利闰", "metric", ("OPERATING_PROFIT",))]),
+        ("香港2025年营运利闰及营收", [("营运利闰", "metric", ("OPERATING_PROFIT",))]),
     ],
 )
 def test_a_word_one_typo_from_a_name_is_a_near_miss(
@@ -82,6 +94,8 @@ def test_a_word_one_typo_from_a_name_is_a_near_miss(
         "到2026年底香港代理人队伍的目标人数",  # "队伍" is a word: no slip for 代理人数
         "Hong Kong new business volume in FY2025",  # "volume" is two edits from "value"
         "Hong Kong net profits 2025",  # a plural is the metric itself (profile.matching)
+        "Hong Kong revenue and revenues 2025",  # listed, but a plural is no typo
+        "Hong Kong revenue brand value 2025",  # names its metric, and nothing is listed
     ],
 )
 def test_an_ordinary_word_near_a_name_is_no_near_miss(question: str) -> None:
@@ -112,6 +126,20 @@ def test_a_near_miss_is_asked_about_and_no_figure_is_shown(
     assert option in result.answer
     if reason is not None:
         assert result.clarification.reason is reason
+    assert store.get_calls == 0 and not result.sources
+    assert not any(figure in result.answer for figure in HK_FIGURES), result.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What was Hong Kong revenue and net proift in FY2024?", "香港2024年营收和营运利闰是多少？"],
+)
+def test_a_misspelt_metric_listed_beside_another_is_asked_not_dropped(
+    store: CountingStore, question: str
+) -> None:
+    # Answering the revenue alone would drop the second measure asked for without a word.
+    result = ask(store, question)
+    assert result.answer_kind is AnswerKind.CLARIFY, result.answer
     assert store.get_calls == 0 and not result.sources
     assert not any(figure in result.answer for figure in HK_FIGURES), result.answer
 

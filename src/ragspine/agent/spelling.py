@@ -49,6 +49,10 @@ _MOST_EDITS = 2
 _SHORTEST_WORD = 3  # letters of a word written otherwise inside a name of several words
 
 _WILDCARD = "\x00"
+# Words and marks that join the items of a list, in English and Chinese.
+_JOINERS = r"(?:and|or|plus|as well as|vs\.?|versus|&|,|，|、|;|；|/|和|及|与|以及|或|跟|同)"
+_JOINED_BEFORE = re.compile(rf"(?i)(?:^|\W|(?<=[^\x00-\x7f])){_JOINERS}\s*\Z")
+_JOINED_AFTER = re.compile(rf"(?i)\s*{_JOINERS}(?:\W|$|(?=[^\x00-\x7f]))")
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,9 @@ def unnamed_slot_misses(
     several): ``residual`` is its text with the slots found blanked, ``blanked`` spans to blank
     too (names of places the profile lacks), ``cues`` the spans of its cue words (see
     ``near_misses``). A question naming its metric is not searched for another one: its
-    leftover words are ordinary ones ("cost per head" is no typo of "heads")."""
+    leftover words are ordinary ones ("cost per head" is no typo of "heads") — except a word
+    listed beside it ("X and Y", Y one typo from a name): the question asks for two measures,
+    and answering the one it spelt right would drop the other without a word."""
     kinds = frozenset(
         kind
         for kind, missing in (
@@ -92,10 +98,26 @@ def unnamed_slot_misses(
         )
         if missing
     )
-    if not kinds:
+    if not kinds and not metrics:
         return []
     text = mask(residual, blanked) if blanked else residual
-    return near_misses(text, profile, kinds, cues)
+    found = near_misses(text, profile, kinds, cues) if kinds else []
+    if metrics:
+        listed = [
+            m for m in near_misses(text, profile, frozenset({METRIC}), cues) if _listed(text, m)
+        ]
+        found = sorted([*found, *listed], key=lambda miss: miss.span)
+    return found
+
+
+def _listed(text: str, miss: NearMiss) -> bool:
+    """Whether a near miss is joined to a neighbouring item of a list: a joining word or mark
+    ("and", "&", a comma, 和, 及, 、) right before or right after it."""
+    start, end = miss.span
+    return (
+        _JOINED_BEFORE.search(text, 0, start) is not None
+        or _JOINED_AFTER.match(text, end) is not None
+    )
 
 
 def near_misses(
