@@ -45,6 +45,12 @@ def verdict(question: str, profile: DomainProfile) -> tuple[ClarifyMode, str]:
         ("What was Deferred Revenue in FY2025?", "Deferred Revenue"),
         ("Total Reinsurance Recoveries FY2025", "Reinsurance Recoveries"),
         ("2025财年再保险赔款是多少", "再保险赔款"),
+        # a participle after the head ("paid", "written") leaves it the head
+        ("Dividends Declared FY2025", "Dividends Declared"),
+        # the head is a cue word ("premiums", "ratio"): the words before or after it still
+        # name the measure, not a company
+        ("What were Ceded Premiums in FY2025?", "Ceded Premiums"),
+        ("What were Premiums Written in FY2025?", "Premiums Written"),
     ],
 )
 def test_a_capitalised_metric_name_is_asked_about_as_a_metric(
@@ -52,6 +58,14 @@ def test_a_capitalised_metric_name_is_asked_about_as_a_metric(
 ) -> None:
     intent = parse(question, profile)
     assert (intent.unknown_entities, intent.unknown_metrics) == ((), (phrase,))
+    assert verdict(question, profile) == (ClarifyMode.ASK_FIRST, ClarifyReason.MISSING_METRIC)
+
+
+def test_a_participle_beside_a_metric_phrase_is_no_name(profile: DomainProfile) -> None:
+    # "Claims" is held by several of this profile's metrics (asked which); "Paid" alone names
+    # nothing, so no entity "Paid" is asked about.
+    question = "What were Claims Paid in FY2025?"
+    assert parse(question, profile).unknown_entities == ()
     assert verdict(question, profile) == (ClarifyMode.ASK_FIRST, ClarifyReason.MISSING_METRIC)
 
 
@@ -87,6 +101,8 @@ def test_the_last_word_of_the_profiles_own_metric_names_is_a_head() -> None:
         ("What were Atlantis claims incurred in FY2025?", "Atlantis"),
         ("Healthcare division net premiums earned FY2025", "Healthcare division"),
         ("Summit Holdings Gross Written Premiums FY2025", "Summit Holdings"),
+        ("What were Atlantis premiums in FY2025?", "Atlantis"),
+        ("Atlantis Premiums FY2025", "Atlantis"),
         ("医疗业务部2025财年的毛承保保费是多少", "医疗业务部"),
     ],
 )

@@ -85,6 +85,19 @@ NARRATIVE_EN = (
     "affected",
     "affecting",
 )
+# What an unknown metric's name ends in ("combined ratio", "Ceded Premiums"): asking for a
+# figure, and the head of the name before it (``unknown_names``).
+METRIC_HEADS_EN = (
+    "ratio",
+    "rate",
+    "margin",
+    "cost",
+    "costs",
+    "expense",
+    "expenses",
+    "premium",
+    "premiums",
+)
 # Asking for a figure.
 NUMERIC_ZH = (
     "多少",
@@ -132,16 +145,7 @@ NUMERIC_EN = (
     "level",
     "numbers",
     "data",
-    # what an unknown metric's name ends in ("combined ratio", "expense ratio")
-    "ratio",
-    "rate",
-    "margin",
-    "cost",
-    "costs",
-    "expense",
-    "expenses",
-    "premium",
-    "premiums",
+    *METRIC_HEADS_EN,
 )
 # A year-on-year change of one figure, computed by our code from two found facts.
 GROWTH_ZH = (

@@ -7,11 +7,11 @@ items ("Premiums", "Claims"), qualifiers ("Restated", "Note 5", "Segment"). This
 each candidate:
 
 - a standard is masked before aliases are read, so "US GAAP" never reads as a place "US";
-- qualifiers, months and unit words alone name nothing and are dropped;
+- qualifiers, months, unit words and participles ("Paid") alone name nothing and are dropped;
 - a name that is only measures, line items or words of the profile's own metric labels, or
   that ends in one of them as a noun phrase ends in its head ("Reinsurance Recoveries",
-  "Ceded Commissions", "再保险赔款"), is a metric the profile does not define (the gateway asks
-  which metric, never which entity);
+  "Ceded Commissions", "再保险赔款"; a participle may follow it: "Claims Paid"), is a metric
+  the profile does not define (the gateway asks which metric, never which entity);
 - a name followed by a unit word ("Healthcare division", "EMEA region", "医疗事业部") is a named
   unit; unless it is the short name of one of the profile's entities it stays unknown, so it
   is never answered with the home entity's figure;
@@ -53,6 +53,7 @@ class Vocabulary:
     unit_words: frozenset[str]
     unit_words_zh: tuple[str, ...]  # CJK unit words, longest first (matched as suffixes)
     org_words: frozenset[str]
+    post_modifiers: frozenset[str]  # participles after a line item's head ("Claims Paid")
 
 
 @lru_cache(maxsize=1)
@@ -73,6 +74,21 @@ def vocabulary() -> Vocabulary:
         unit_words=frozenset(alias_key(w) for w in units if w.isascii()),
         unit_words_zh=tuple(sorted((w for w in units if not w.isascii()), key=len, reverse=True)),
         org_words=keys("org_words"),
+        post_modifiers=keys("post_modifiers"),
+    )
+
+
+def finance_words_only(name: str) -> bool:
+    """Whether every word of an English ``name`` is a word of financial reports (a measure, a
+    line item, a qualifier or a participle such as "ceded"): no proper name is in it."""
+    vocab = vocabulary()
+    words = [alias_key(w) for w in _WORD.findall(name)]
+    return bool(words) and all(
+        w in vocab.measures
+        or w in vocab.line_items
+        or w in vocab.qualifiers
+        or w in vocab.post_modifiers
+        for w in words
     )
 
 
@@ -201,8 +217,12 @@ class NameRules:
             return _ENTITY, short
         if any(w in vocab.org_words for w in words) or len(head) < len(words):
             return _UNKNOWN, ""  # "Healthcare division", "Prudential Holdings": a named unit
-        # An English noun phrase ends in its head: "Reinsurance Recoveries" names a measure.
-        if (headed and words[-1] in self.heads) or all(w in self.metric_words for w in words):
+        # An English noun phrase ends in its head: "Reinsurance Recoveries" names a measure,
+        # and so does one whose head a participle follows ("Claims Paid").
+        core = list(words)
+        while len(core) > 1 and core[-1] in vocab.post_modifiers:
+            core.pop()
+        if (headed and core[-1] in self.heads) or all(w in self.metric_words for w in words):
             return _METRIC, ""
         return _UNKNOWN, ""
 
@@ -256,7 +276,8 @@ def _build(profile: DomainProfile) -> NameRules:
         if len(word) > 2
     )
     vocab = vocabulary()
-    nothing = vocab.qualifiers | vocab.unit_words | _STOPWORDS
+    # a participle of the profile's own labels ("Written" of "Gross written premiums") names it
+    nothing = vocab.qualifiers | vocab.unit_words | (vocab.post_modifiers - own) | _STOPWORDS
     metric_words = own | vocab.measures | vocab.line_items | vocab.qualifiers | _STOPWORDS
     labels = [
         label

@@ -12,7 +12,12 @@ import rjieba
 
 from ragspine.agent import cues
 from ragspine.agent.filler_words import STOPWORDS_EN
-from ragspine.agent.not_entities import ends_in_unit_word, inside_unit_name, join_unit_words
+from ragspine.agent.not_entities import (
+    ends_in_unit_word,
+    finance_words_only,
+    inside_unit_name,
+    join_unit_words,
+)
 from ragspine.profile.matching import AliasHit, mask
 
 __all__ = ["SLOT", "unknown_entities"]
@@ -40,6 +45,7 @@ def unknown_entities(
     slots themselves are filled with a marker character so adjacency can see them.
     """
     found = [h.text for h in place_hits]
+    unmasked = residual
     residual = mask(residual, [*((h.start, h.end) for h in place_hits), *cue_spans])
     if _NAME_MATERIAL.search(residual) is None:  # most questions: only slots and cues are left
         return tuple(dict.fromkeys(found)), ()
@@ -47,11 +53,10 @@ def unknown_entities(
     residual = mask(
         residual, [m.span() for m in fillers if not inside_unit_name(residual, *m.span())]
     )
-    plain = residual
     if not any_case:  # "Healthcare division": a name and its unit word read as one name
         residual = join_unit_words(residual)
     runs = (_ANY_CASE_RUN if any_case else _CAPITALISED_RUN).finditer(residual)
-    names = [(s, e, _bare(plain[s:e])) for run in runs for s, e, _ in _names_in(run, any_case)]
+    names = [_with_head(unmasked, s, e) for run in runs for s, e, _ in _names_in(run, any_case)]
     if not names and _CJK_RUN.search(residual) is None:  # only filler and stopwords were left
         return tuple(dict.fromkeys(found)), ()
     # Stopwords are blanked so that a name they separate from a slot still sits next to it.
@@ -120,6 +125,27 @@ def _names_in(run: re.Match[str], any_case: bool) -> list[tuple[int, int, str]]:
         if len(name) > 1:
             found.append((start, end, name))
     return found
+
+
+def _with_head(text: str, start: int, end: int) -> tuple[int, int, str]:
+    """The name at ``text[start:end]`` with the metric head word right after or before it,
+    when the name is only words of financial reports ("Ceded" of "Ceded Premiums", "Written"
+    of "Premiums Written"): the head is a cue word, masked with the cues, but the whole is a
+    metric the profile lacks, not an entity. A proper name stays one ("AIA premiums")."""
+    if not finance_words_only(text[start:end]):
+        return start, end, _bare(text[start:end])
+    after = _HEAD_AFTER.match(text, end)
+    if after is not None:
+        end = after.end()
+    before = _HEAD_BEFORE.search(text, 0, start)
+    if before is not None:
+        start = before.start()
+    return start, end, _bare(text[start:end])
+
+
+_HEADS = "|".join(cues.METRIC_HEADS_EN)
+_HEAD_AFTER = re.compile(rf"(?i) +(?:{_HEADS})(?![A-Za-z])")
+_HEAD_BEFORE = re.compile(rf"(?i)(?<![A-Za-z])(?:{_HEADS}) +\Z")
 
 
 def _stopword(word: str) -> bool:
