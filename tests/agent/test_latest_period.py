@@ -219,3 +219,39 @@ def test_the_latest_quarter_is_carried_over_two_follow_ups(tmp_path: Path) -> No
     result = follow(tmp_path, facts, "And net profit?", *previous)
     assert "446" not in numbers(result.answer)
     assert result.answer_kind is AnswerKind.NOT_FOUND and "2025Q3" in result.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "previous"),
+    [
+        ("And the previous quarter?", "What was HK revenue in the latest quarter?"),
+        ("上个季度呢？", "香港最近一个季度的收入"),
+    ],
+)
+def test_a_step_back_is_counted_from_the_latest_quarter_answered(
+    tmp_path: Path, question: str, previous: str
+) -> None:
+    # Found by the probe: the step was asked about ("the previous question named no period")
+    # although that question had been answered for 2025Q3.
+    result = follow(tmp_path, hk_revenue(), question, previous)
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    assert "762" in numbers(result.answer) and "790" not in numbers(result.answer)
+    assert [s.locator for s in result.sources] == ["q2"]
+
+
+def test_a_second_step_is_counted_from_the_first(tmp_path: Path) -> None:
+    previous = ("What was HK revenue in the latest quarter?", "And the previous quarter?")
+    result = follow(tmp_path, hk_revenue(), "And the quarter before?", *previous)
+    # 2025Q1 has no figure here: not found for it, never 2025Q2's or 2025Q3's
+    assert result.answer_kind is AnswerKind.NOT_FOUND, result.answer
+    assert "2025Q1" in result.answer
+    assert not {"762", "790", "3105"} & set(numbers(result.answer))
+
+
+def test_a_step_after_a_latest_quarter_that_was_asked_back_is_asked(tmp_path: Path) -> None:
+    # Hong Kong's latest quarter is 2025Q3, Macau's 2025Q2: the first turn was asked back, so
+    # there is no period to count from.
+    previous = "What was revenue of Hong Kong and Macau in the latest quarter?"
+    result = follow(tmp_path, hk_revenue(), "And the previous quarter?", previous)
+    assert result.answer_kind is AnswerKind.CLARIFY, result.answer
+    assert not {"110", "762", "790"} & set(numbers(result.answer))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 from itertools import product
 
 from ragspine.agent.analysis_cues import with_ratios
@@ -22,9 +23,9 @@ from ragspine.agent.analyst import run_analysis
 from ragspine.agent.clarify import clarify_scope
 from ragspine.agent.compare import change_bases, comparison, yearly_changes
 from ragspine.agent.consistency import FactCheck, pending_values
-from ragspine.agent.conversation import FollowUp, context_of, follow_up
+from ragspine.agent.conversation import Context, FollowUp, context_of, follow_up
 from ragspine.agent.guard import ToolContext, run_tool_loop
-from ragspine.agent.latest_period import with_latest
+from ragspine.agent.latest_period import settled_latest, with_latest
 from ragspine.agent.messages import Messages, for_language
 from ragspine.agent.narrative import filters_for, run_narrative
 from ragspine.agent.normalize import normalize_question
@@ -54,6 +55,7 @@ from ragspine.observability.trace import NullTraceSink, RequestTrace, TraceSink,
 from ragspine.profile.display import Names
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.model import DomainProfile
+from ragspine.profile.periods import Period
 from ragspine.profile.sensitivity import DEFAULT_CLEARANCE, Sensitivity
 from ragspine.retrieval.protocol import NarrativeRetriever
 from ragspine.storage.fact_store import FactStoreProtocol
@@ -132,9 +134,11 @@ def answer_question(
     if intent.raw_question != question:  # most questions need no normalizing: skip the copy
         intent = replace(intent, raw_question=question)
     follow: FollowUp | None = None
+    tools = ToolContext(store, profile, day, clearance, trace)
     if previous:
-        context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS)
-        follow = follow_up(intent, context, profile=profile, day=day)
+        settled = partial(_settled_latest, tools)
+        context = context_of(previous, profile, day, max_chars=MAX_QUESTION_CHARS, latest=settled)
+        follow = follow_up(intent, context, profile=profile, day=day, latest=settled)
         if follow is not None:
             intent = follow.intent
             trace.inherited_slots = list(follow.inherited)
@@ -149,7 +153,7 @@ def answer_question(
         normalized,
         provider,
         profile,
-        ToolContext(store, profile, day, clearance, trace),
+        tools,
         for_language(intent.language),
         intent.language,
         trace,
@@ -203,6 +207,14 @@ def _latest(
     if intent.latest is None or intent.periods or intent.route is Route.NARRATIVE:
         return intent, ""
     return with_latest(intent, run.tools, run.msgs, previous)
+
+
+def _settled_latest(tools: ToolContext, context: Context) -> tuple[Period, ...]:
+    """The period an earlier turn asking for "the latest quarter / half" was answered for."""
+    assert context.latest is not None  # follow_up asks only after such a turn
+    channel = context.channels[0] if context.channels else tools.profile.defaults.channel
+    pairs = tuple(product(context.metrics, context.entities))
+    return settled_latest(context.latest, pairs, channel, tools)
 
 
 def _record_intent(trace: RequestTrace, intent: ParsedIntent) -> None:

@@ -37,9 +37,10 @@ the previous question was answered for, else asked about, never the default full
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 from itertools import product
 
 from ragspine.agent.follow_up_cues import asks_for_prose, asks_growth, computes_nothing
@@ -184,10 +185,16 @@ class FollowUp:
 
 
 def context_of(
-    previous: Sequence[str], profile: DomainProfile, day: date, *, max_chars: int
+    previous: Sequence[str],
+    profile: DomainProfile,
+    day: date,
+    *,
+    max_chars: int,
+    latest: Callable[[Context], tuple[Period, ...]] | None = None,
 ) -> Context:
     """What the previous user questions settled, oldest first, each inheriting from the turns
-    before it. Empty entries and ones longer than ``max_chars`` are skipped."""
+    before it (``latest`` as for ``follow_up``). Empty entries and ones longer than
+    ``max_chars`` are skipped."""
     parser: RuleIntentParser = profile.compiled("rule-intent-parser", RuleIntentParser)
     context = _NOTHING_SETTLED
     for question in previous[-MAX_PREVIOUS_QUESTIONS:]:
@@ -195,7 +202,7 @@ def context_of(
         if not text.strip():
             continue
         intent = parser.parse(text, day)
-        merged = follow_up(intent, context, profile=profile, day=day)
+        merged = follow_up(intent, context, profile=profile, day=day, latest=latest)
         if merged is not None:
             intent = merged.intent
         # A question asking only for prose settles nothing: the figure asked before stays.
@@ -210,11 +217,14 @@ def follow_up(
     *,
     profile: DomainProfile | None = None,
     day: date | None = None,
+    latest: Callable[[Context], tuple[Period, ...]] | None = None,
 ) -> FollowUp | None:
     """``intent`` with the slots it leaves out taken from ``context``; ``None`` when it is not
     a follow-up or takes nothing from it. With ``profile`` (and ``day``), a follow-up naming
     no metric that asks for a computation ("and excluding <a unit>?", "哪个地区最高？") is read
-    again over the inherited metric, entity and period, and computed."""
+    again over the inherited metric, entity and period, and computed. ``latest`` gives the
+    period a turn asking for "the latest quarter" was answered for ("and the previous
+    quarter?" is counted from it)."""
     if context.empty:
         return None
     asked = intent.raw_question
@@ -223,7 +233,17 @@ def follow_up(
     moved = (
         None
         if profile is None
-        else with_shifted_period(intent, context.periods, profile, day or date.today())
+        else with_shifted_period(
+            intent,
+            context.periods,
+            profile,
+            day or date.today(),
+            previous_latest=(
+                partial(latest, context)
+                if latest is not None and context.latest is not None
+                else None
+            ),
+        )
     )
     intent = moved or intent
     inherited: list[str] = []

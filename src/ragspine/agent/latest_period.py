@@ -41,15 +41,8 @@ def with_latest(
     units = (analysis.population if analysis is not None else ()) or intent.entities
     ratios = {r.code: (r.numerator, r.denominator) for r in (analysis.ratios if analysis else ())}
     metrics = [m for code in intent.metrics for m in ratios.get(code, (code,))]
-    latest: dict[tuple[str, str], Period | None] = {}
-    for metric, unit in dict.fromkeys([*product(dict.fromkeys(metrics), units), *previous]):
-        stored = tools.store.available_periods(metric, unit, channel, clearance=tools.clearance)
-        ended = [
-            period
-            for period in (Period(int(year), part) for part, year in stored)
-            if period.type.startswith(kind) and calendar.period_end(period) <= tools.reference_date
-        ]
-        latest[metric, unit] = max(ended, key=calendar.period_end, default=None)
+    pairs = [*product(dict.fromkeys(metrics), units), *previous]
+    latest = _latest_by_pair(kind, pairs, channel, tools, calendar)
     # A unit with no such period at all does not block the others' (a ranking of every
     # unit in the latest quarter): it is reported not found for that period.
     found = {period for period in latest.values() if period is not None}
@@ -70,3 +63,36 @@ def with_latest(
         question=msgs.ask_latest(kind, seen),
         reason=ClarifyReason.UNKNOWN_PERIOD,
     )
+
+
+def settled_latest(
+    kind: str, pairs: Sequence[tuple[str, str]], channel: str, tools: ToolContext
+) -> tuple[Period, ...]:
+    """The latest period of ``kind`` an earlier turn asking for "the latest quarter / half" of
+    these (metric, unit) ``pairs`` was answered for, found as ``with_latest`` finds it: that
+    one period, or none when the pairs have none or different ones (that turn was asked back)."""
+    calendar = FiscalCalendar(tools.profile.fiscal.year_end_month)
+    latest = _latest_by_pair(kind, pairs, channel, tools, calendar)
+    found = {period for period in latest.values() if period is not None}
+    return tuple(found) if len(found) == 1 else ()
+
+
+def _latest_by_pair(
+    kind: str,
+    pairs: Sequence[tuple[str, str]],
+    channel: str,
+    tools: ToolContext,
+    calendar: FiscalCalendar,
+) -> dict[tuple[str, str], Period | None]:
+    """For each (metric, unit), its latest period of ``kind`` among the approved facts the
+    caller may see, ended on or before the reference date (``None`` when it has none)."""
+    latest: dict[tuple[str, str], Period | None] = {}
+    for metric, unit in dict.fromkeys(pairs):
+        stored = tools.store.available_periods(metric, unit, channel, clearance=tools.clearance)
+        ended = [
+            period
+            for period in (Period(int(year), part) for part, year in stored)
+            if period.type.startswith(kind) and calendar.period_end(period) <= tools.reference_date
+        ]
+        latest[metric, unit] = max(ended, key=calendar.period_end, default=None)
+    return latest

@@ -18,6 +18,7 @@ the year before") stays a growth base (``cues.growth_bases``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
 
@@ -158,11 +159,17 @@ def with_shifted_period(
     previous: tuple[Period, ...],
     profile: DomainProfile,
     day: date,
+    *,
+    previous_latest: Callable[[], tuple[Period, ...]] | None = None,
 ) -> ParsedIntent | None:
     """``intent`` read again without its words naming a period from the previous turn's
     (``raw_question`` is then the text read), its period that one: ``periods`` when
     ``previous`` has the step, else the words in ``unknown_periods`` so the gateway asks.
-    ``None`` when it names no such period, or names one of its own beside it."""
+    ``None`` when it names no such period, or names one of its own beside it.
+
+    ``previous_latest``, when the previous turn asked for "the latest quarter / half" (so
+    ``previous`` is empty), gives the period that turn was answered for; it is called only for
+    a question naming a step."""
     text = normalize_question(intent.raw_question)
     calendar = FiscalCalendar(profile.fiscal.year_end_month)
     shift = find_shift(text, day, calendar)
@@ -174,6 +181,8 @@ def with_shifted_period(
     again = parse_intent(rest, day, profile=profile)
     if again.periods or again.unknown_periods or again.long_range:
         return None
+    if not previous and previous_latest is not None:
+        previous = previous_latest()
     moved = shifted_periods(shift, previous)
     if moved is None:
         words = " ".join(text[shift.start : shift.end].split())
