@@ -44,11 +44,11 @@ from functools import partial
 from itertools import product
 
 from ragspine.agent.follow_up_cues import asks_for_prose, asks_growth, computes_nothing
+from ragspine.agent.follow_up_reading import breakdown_no_finer, computation_asked, left_out
 from ragspine.agent.messages import for_language
 from ragspine.agent.messages.analysis import analysis_messages
 from ragspine.agent.normalize import normalize_question
-from ragspine.agent.parse import Given, RuleIntentParser, parse_intent
-from ragspine.agent.period_breakdown import BREAKDOWN_PREFIX
+from ragspine.agent.parse import RuleIntentParser
 from ragspine.agent.period_shift import with_shifted_period
 from ragspine.agent.types import (
     Analysis,
@@ -248,10 +248,10 @@ def follow_up(
     intent = moved or intent
     inherited: list[str] = []
     carried = False  # an unknown name or a competitor's carried over: the gateway asks/refuses
-    computed = _computation_asked(intent, context, profile, day)
+    computed = computation_asked(intent, context, profile, day)
     # "and quarterly?" after a quarter's figure: a breakdown no finer than the inherited
     # period asks for nothing more, so it is that figure again (as the whole question is)
-    plain = _breakdown_no_finer(intent, context, profile, day)
+    plain = breakdown_no_finer(intent, context, profile, day)
     if plain:
         intent = replace(intent, analysis=None)
     if not intent.metrics:
@@ -289,7 +289,7 @@ def follow_up(
     if computed is not None and "metric" in inherited:
         # the units it runs over (the population, the whole, the units left out) and the
         # periods, as read over the inherited slots
-        inherited += [slot for slot in ("entity", "period") if _left_out(intent, slot, context)]
+        inherited += [slot for slot in ("entity", "period") if left_out(intent, slot, context)]
         intent = replace(
             intent,
             analysis=computed.analysis,
@@ -349,56 +349,6 @@ def follow_up(
         context.periods if unshifted is not None else (),
         latest_of,
     )
-
-
-def _computation_asked(
-    intent: ParsedIntent, context: Context, profile: DomainProfile | None, day: date | None
-) -> ParsedIntent | None:
-    """The question read again with the previous turn's metric (and the entity and period it
-    names none of), when it names no metric and that reading asks for a computation: a
-    ranking, total, exclusion, average, … or a cue nothing computes beside one ("excluding
-    a unit and its share"). ``None`` for any other question, or without a profile."""
-    if profile is None or intent.metrics or intent.unknown_metrics or not context.metrics:
-        return None
-    if intent.analysis is not None:  # a cue nothing computes was read already
-        return None
-    given = Given(
-        context.metrics,
-        context.entities if _left_out(intent, "entity", context) else (),
-        context.periods if _left_out(intent, "period", context) else intent.periods,
-    )
-    again = parse_intent(intent.raw_question, day, profile=profile, given=given)
-    return again if again.analysis is not None else None
-
-
-def _breakdown_no_finer(
-    intent: ParsedIntent, context: Context, profile: DomainProfile | None, day: date | None
-) -> bool:
-    """Whether the question names no metric nor period and asks only for a breakdown ("and
-    quarterly?") that the previous turn's period is no longer than: read over that period,
-    it asks for no computation."""
-    analysis = intent.analysis
-    if (
-        profile is None
-        or analysis is None
-        or analysis.op is not AnalysisOp.UNSUPPORTED
-        or not all(word.startswith(BREAKDOWN_PREFIX) for word in analysis.unsupported)
-        or intent.metrics
-        or not context.metrics
-        or not _left_out(intent, "period", context)
-    ):
-        return False
-    given = Given(context.metrics, (), context.periods)
-    return parse_intent(intent.raw_question, day, profile=profile, given=given).analysis is None
-
-
-def _left_out(intent: ParsedIntent, slot: str, context: Context) -> bool:
-    """Whether the question names no ``slot`` ("entity" or "period") and the context does."""
-    if slot == "entity":
-        named = intent.entities or intent.unknown_entities or intent.external_entity
-        return not named and bool(context.entities)
-    named_period = intent.periods or intent.unknown_periods or intent.long_range or intent.latest
-    return not named_period and bool(context.periods)
 
 
 def _kept_analysis(analysis: Analysis | None) -> Analysis | None:
