@@ -11,8 +11,11 @@ modes say what each layer costs. ``--bare`` serves the bench's bare FastAPI app
 (``bare_app.py``) instead, for the reference.
 
 Instruction counts need no quiet machine. Run the script under callgrind twice, with
-``--requests 0`` and ``--requests N``, and divide the difference of the totals by ``N``; or
-count the timed requests alone, with a library built from callgrind's client requests::
+``--requests 0`` and ``--requests N``, and divide the difference of the totals by ``N``
+(``--separate-threads=yes`` gives each thread's: the loop's, and the trace and access-log
+writers' that the GIL serialises with it); or count the timed requests alone, on the loop's
+thread only (callgrind switches counting per thread), with a library built from callgrind's
+client requests::
 
     // cgctl.c, built with: gcc -O2 -shared -fPIC -o libcgctl.so cgctl.c
     #include <valgrind/callgrind.h>

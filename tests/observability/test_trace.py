@@ -195,3 +195,16 @@ def test_a_trace_file_that_cannot_be_written_is_reported_and_the_writer_goes_on(
     finally:
         sink.close()
     assert [json.loads(line)["n"] for line in path.read_text("utf-8").splitlines()] == [1]
+
+
+def test_a_trace_line_is_json_dumps_with_sorted_keys_and_text_as_it_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    event = trace.RequestTrace("r1", language="zh", metric_codes=["收入", 'a "b"']).to_event()
+    expected = json.dumps(event, ensure_ascii=False, sort_keys=True) + "\n"
+
+    def built_per_line(*args: object, **kwargs: object) -> str:
+        raise AssertionError("a trace line reuses one encoder, never json.dumps per line")
+
+    monkeypatch.setattr(trace.json, "dumps", built_per_line)
+    assert trace.trace_line(event) == expected

@@ -8,8 +8,16 @@ import io
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
-from ragspine.service.http.access_log import ACCESS_LOG, access_log_off_the_loop, log_access
+import pytest
+
+from ragspine.service.http.access_log import (
+    ACCESS_LOG,
+    LineFormatter,
+    access_log_off_the_loop,
+    log_access,
+)
 
 
 def test_queued_lines_are_formatted_by_the_handlers_and_all_written_at_the_end() -> None:
@@ -119,3 +127,70 @@ def test_an_access_line_names_its_request_and_key_and_respects_the_level() -> No
     (record,) = kept.records
     assert record.getMessage() == "POST /v1/ask 200 1.2ms request_id=rid-1 key=analyst"
     assert (record.levelno, record.funcName) == (logging.INFO, "log_access")
+
+
+class _CountedStream(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+        self.flushes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+class _Odd(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return isinstance(record.args, tuple) and record.args[0] % 2 == 1
+
+
+def test_a_batch_is_one_write_and_one_flush_keeping_filters_and_format_errors() -> None:
+    logger = logging.getLogger("ragspine.test-access-one-write")
+    logger.propagate = False
+    logger.setLevel(logging.INFO)
+    out = _CountedStream()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    handler.addFilter(_Odd())
+    failed: list[logging.LogRecord] = []
+    handler.handleError = failed.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        with access_log_off_the_loop(logger, interval=3600, batch=10_000):
+            for n in range(100):
+                logger.info("line %d", n)
+            logger.info("broken %d %d", 1)  # too few arguments: the format fails
+    finally:
+        logger.removeHandler(handler)
+    assert out.getvalue().splitlines() == [f"INFO line {n}" for n in range(1, 100, 2)]
+    assert (out.writes, out.flushes) == (1, 1)
+    assert [record.msg for record in failed] == ["broken %d %d"]
+
+
+def test_the_line_formatter_writes_the_time_as_logging_does_formatting_each_second_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fmt = "%(asctime)s %(levelname)s %(message)s"
+    ours, reference = LineFormatter(fmt), logging.Formatter(fmt)
+    records = []
+    for created in (1_700_000_000.0, 1_700_000_000.0421, 1_700_000_000.999, 1_700_000_001.5):
+        record = logging.makeLogRecord({"msg": "x", "levelno": 20, "levelname": "INFO"})
+        record.created, record.msecs = created, int((created - int(created)) * 1000) + 0.0
+        records.append(record)
+    expected = [reference.format(record) for record in records]
+    calls: list[object] = []
+    strftime = time.strftime
+
+    def counted(*args: Any) -> str:
+        calls.append(args)
+        return strftime(*args)
+
+    monkeypatch.setattr(time, "strftime", counted)
+    assert [ours.format(record) for record in records] == expected
+    assert len(calls) == 2  # two distinct seconds
+    dated = LineFormatter(fmt, datefmt="%H:%M")  # a date format of its own: as logging does
+    assert dated.format(records[0]) == logging.Formatter(fmt, datefmt="%H:%M").format(records[0])

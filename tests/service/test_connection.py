@@ -108,6 +108,16 @@ def test_a_head_over_the_size_limit_is_431_and_one_within_it_is_served(port: int
     assert send_slowly(port, endless, 0.01)[0] == 431
 
 
+def test_a_head_over_the_limit_only_with_its_last_read_is_431(port: int) -> None:
+    # The first read stays within the limit and leaves the head open; the second ends it
+    # past the limit (the head is measured when its reads together may exceed it).
+    opening = HEAD + b"X-Pad: " + b"a" * (MAX_HEADER_BYTES - 300)
+    closing = b"b" * 400 + b"\r\nContent-Length: 2\r\n\r\nok"
+    assert send_slowly(port, [opening, closing], 0.2)[0] == 431
+    within = b"b" * 100 + b"\r\nContent-Length: 2\r\n\r\nok"
+    assert send_slowly(port, [opening, within], 0.2)[0] == 200
+
+
 def test_a_dripped_body_is_408_and_a_steady_one_is_served(port: int) -> None:
     opening = HEAD + b"Content-Length: 4000\r\n\r\n"
     dripped, seconds = send_slowly(port, [opening] + [b"x"] * 100, 0.05)

@@ -11,10 +11,12 @@ import json
 from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.responses import PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from starlette.datastructures import Headers
 from starlette.types import Message, Scope
 
 from ragspine.service.http.deps import (
@@ -25,7 +27,13 @@ from ragspine.service.http.deps import (
     json_model,
     presented_token,
 )
-from ragspine.service.http.edge import install_error_handlers
+from ragspine.service.http.edge import (
+    Edge,
+    Metrics,
+    install_error_handlers,
+    request_header,
+    request_headers,
+)
 from ragspine.service.http.schemas import AskRequest
 
 
@@ -181,3 +189,45 @@ def test_the_documented_body_is_the_one_fastapi_documents_for_a_body_parameter()
         _without_null_defaults(documented["content"]["application/json"]["schema"])
         == (openapi["components"]["schemas"][reference])
     )
+
+
+def test_headers_are_read_once_as_starlette_reads_them_and_again_when_the_list_changes() -> None:
+    scope: dict[str, object] = {
+        "type": "http",
+        "headers": (
+            (b"content-type", b"application/json"),
+            (b"x-api-key", b"first"),
+            (b"x-api-key", b"second"),
+            (b"x-note", "caf\xe9".encode("latin-1")),
+        ),
+    }
+    starlette = Headers(scope={"headers": list(scope["headers"])})  # type: ignore[call-overload]
+    found = request_headers(scope)
+    assert request_headers(scope) is found  # kept in the scope
+    for name in ("content-type", "x-api-key", "x-note", "authorization"):
+        assert request_header(scope, name.encode()) == starlette.get(name)
+    assert request_header(scope, b"authorization", "") == ""
+    scope["headers"] = [(b"x-api-key", b"other")]  # a new list: read again
+    assert request_header(scope, b"x-api-key") == "other"
+    assert request_header(scope, b"content-type") is None
+
+
+def test_the_edge_adds_the_request_id_once_replacing_one_the_response_set() -> None:
+    app = FastAPI()
+
+    @app.get("/plain")
+    async def plain() -> PlainTextResponse:
+        return PlainTextResponse("ok")
+
+    @app.get("/own")
+    async def own() -> PlainTextResponse:
+        return PlainTextResponse("ok", headers={"X-Request-ID": "mine", "X-Other": "kept"})
+
+    edge = Edge(
+        app, metrics=Metrics(), max_body_bytes=1_000, upload_path="/up", max_upload_bytes=1_000
+    )
+    with TestClient(edge) as client:  # type: ignore[arg-type]
+        for path in ("/plain", "/own"):
+            response = client.get(path, headers={"X-Request-ID": "portal-7"})
+            assert response.headers.get_list("x-request-id") == ["portal-7"]
+        assert response.headers["x-other"] == "kept"

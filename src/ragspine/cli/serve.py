@@ -182,7 +182,10 @@ def _log_config() -> dict[str, Any]:
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
-    config["formatters"]["ragspine"] = {"format": "%(asctime)s %(levelname)s %(message)s"}
+    config["formatters"]["ragspine"] = {
+        "class": "ragspine.service.http.access_log.LineFormatter",
+        "format": "%(asctime)s %(levelname)s %(message)s",
+    }
     config["handlers"]["ragspine_access"] = {
         "class": "logging.StreamHandler",
         "formatter": "ragspine",

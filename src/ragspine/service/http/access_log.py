@@ -4,9 +4,10 @@ by a thread of its own while the service runs.
 A request only makes the line's record (without the stack walk ``Logger.info`` does to name
 its caller: the caller is always :func:`log_access`) and appends it to a queue; nothing wakes
 for it. Every ``interval`` seconds, or sooner once ``batch`` records wait, a writer thread
-hands what is queued to the log's own handlers, which format and write it; what is left is
-written when the service stops. A crash loses at most the last ``interval`` of lines, as for
-trace lines (``observability.trace.BatchedTraceSink``).
+hands what is queued to the log's own handlers, which format it (a plain stream handler
+writes the batch's lines with one write and one flush); what is left is written when the
+service stops. A crash loses at most the last ``interval`` of lines, as for trace lines
+(``observability.trace.BatchedTraceSink``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 ACCESS_LOG = logging.getLogger("ragspine.access")
 
@@ -98,11 +101,71 @@ class _Writer:
 
     def _write(self) -> None:
         queued = self._deferred.queued
+        records = []
         while queued:
-            record = queued.popleft()
-            for handler in self._handlers:
-                if record.levelno >= handler.level:
+            records.append(queued.popleft())
+        if not records:
+            return
+        for handler in self._handlers:
+            taken = [record for record in records if record.levelno >= handler.level]
+            if isinstance(handler, logging.StreamHandler) and _plain_stream(handler):
+                _write_lines(handler, taken)
+            else:
+                for record in taken:
                     handler.handle(record)
+
+
+def _plain_stream(handler: logging.Handler) -> bool:
+    """A ``StreamHandler`` writing a record as its own ``emit`` does: the formatted line and
+    the terminator, then a flush (not a subclass that writes otherwise, e.g. a file opened
+    late or rotated)."""
+    return type(handler).emit is logging.StreamHandler.emit
+
+
+def _write_lines(handler: logging.StreamHandler[Any], records: list[logging.LogRecord]) -> None:
+    """``records`` written as ``handler.handle`` writes each (its filters, its formatter, its
+    error handling), in one write and one flush: a busy second's lines cost one system call
+    instead of one each."""
+    handler.acquire()
+    try:
+        lines = []
+        for record in records:
+            if not handler.filter(record):
+                continue
+            try:
+                lines.append(handler.format(record) + handler.terminator)
+            except RecursionError:
+                raise
+            except Exception:
+                handler.handleError(record)
+        if lines:
+            try:
+                handler.stream.write("".join(lines))
+                handler.flush()
+            except RecursionError:
+                raise
+            except Exception:
+                handler.handleError(records[-1])
+    finally:
+        handler.release()
+
+
+class LineFormatter(logging.Formatter):
+    """``logging.Formatter`` whose default time (``%(asctime)s`` without a ``datefmt``) is
+    formatted once a second and reused with each record's milliseconds: the same text, without
+    a ``localtime`` and ``strftime`` per line (a fifth of an access line's cost)."""
+
+    _second: tuple[int, str] = (-1, "")
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        if datefmt is not None or not self.default_msec_format:
+            return super().formatTime(record, datefmt)
+        whole = int(record.created)
+        second = self._second
+        if second[0] != whole:
+            second = (whole, time.strftime(self.default_time_format, self.converter(whole)))
+            self._second = second
+        return self.default_msec_format % (second[1], record.msecs)
 
 
 @contextmanager

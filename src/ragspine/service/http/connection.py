@@ -39,6 +39,8 @@ class GuardedProtocol(HttpToolsProtocol):
         self._limits = connection_limits()
         self._head_done = False
         self._head_bytes = 0
+        # The size of the read being parsed now.
+        self._read_bytes = 0
         # Loop time by which the head (or the body) must be in; None: nothing awaited.
         self._deadline: float | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -52,6 +54,7 @@ class GuardedProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        self._read_bytes = len(data)
         super().data_received(data)
         # A head still incomplete after the parser ran is buffered: its bytes count at once,
         # so a head that never ends cannot grow the buffer past one read beyond the limit.
@@ -67,13 +70,18 @@ class GuardedProtocol(HttpToolsProtocol):
             self._await_head()
 
     def on_headers_complete(self) -> None:
-        # The head as parsed: its URL and each header with ": " and CRLF. Summed here, once,
-        # rather than per parser callback (uvicorn's own keep them whole).
-        parsed = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
-        if parsed > self._limits.max_header_bytes:
-            # A head that came whole in one read: refused before the app sees it.
-            self._head_too_large()
-            return
+        limit = self._limits.max_header_bytes
+        # The bytes read for this head (the earlier reads it spans and this one) bound its
+        # parsed size: only a head that may be over the limit is measured (per request, the
+        # sum cost as much as the rest of this class).
+        if self._head_bytes + self._read_bytes > limit:
+            # The head as parsed: its URL and each header with ": " and CRLF. Summed here,
+            # once, rather than per parser callback (uvicorn's own keep them whole).
+            parsed = len(self.url) + sum(len(name) + len(value) + 4 for name, value in self.headers)
+            if parsed > limit:
+                # A head that came whole in one read: refused before the app sees it.
+                self._head_too_large()
+                return
         self._head_done = True
         super().on_headers_complete()
         self._arm(self._limits.body_timeout)

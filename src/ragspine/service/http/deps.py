@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from ragspine.service.answering import Answerer
 from ragspine.service.backends import Backend
-from ragspine.service.http.edge import Metrics
+from ragspine.service.http.edge import Metrics, request_header, request_headers
 from ragspine.service.http.schemas import ErrorResponse
 from ragspine.service.jobs.queue import JobQueue
 from ragspine.service.keys.store import (
@@ -79,10 +79,11 @@ async def authenticated(
 def presented_token(request: Request) -> str | None:
     """The key a request presents, read as :func:`authenticated`'s two security schemes read
     it: ``Authorization: Bearer <key>`` first, else ``X-API-Key``."""
-    scheme, credentials = get_authorization_scheme_param(request.headers.get("authorization"))
+    scope = request.scope
+    scheme, credentials = get_authorization_scheme_param(request_header(scope, b"authorization"))
     if scheme and credentials and scheme.lower() == "bearer":
         return credentials
-    return request.headers.get("x-api-key") or None
+    return request_header(scope, b"x-api-key") or None
 
 
 async def caller_of(request: Request, token: str | None) -> Caller:
@@ -110,7 +111,7 @@ async def caller_of(request: Request, token: str | None) -> Caller:
 
 
 def _media_type(request: Request) -> str:
-    raw = request.headers.get("content-type", "")
+    raw = request_header(request.scope, b"content-type", "")
     if raw == JSON_MEDIA_TYPE:  # what JSON clients send: nothing to parse
         return raw
     message = Message()
@@ -120,9 +121,8 @@ def _media_type(request: Request) -> str:
 
 async def json_body(request: Request) -> None:
     """415 unless a request that has a body declares it JSON."""
-    has_body = request.headers.get("content-length", "0") != "0" or (
-        "transfer-encoding" in request.headers
-    )
+    headers = request_headers(request.scope)
+    has_body = headers.get(b"content-length", b"0") != b"0" or b"transfer-encoding" in headers
     media = _media_type(request)
     if has_body and not (media == JSON_MEDIA_TYPE or media.endswith("+json")):
         raise HTTPException(415, "send the body as JSON (Content-Type: application/json)")
