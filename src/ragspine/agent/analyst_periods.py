@@ -1,5 +1,5 @@
-"""Computed answers over the periods of one unit: averages, cumulative totals, CAGR and the
-change from one period to another (``agent.analyst``)."""
+"""Computed answers over the periods of one unit: averages, cumulative totals (of a flow
+only), CAGR and the change from one period to another (``agent.analyst``)."""
 
 from __future__ import annotations
 
