@@ -165,13 +165,17 @@ def ask_quarters(tmp_path: Path, question: str, metric: str, profile: DomainProf
 @pytest.mark.parametrize(
     ("question", "metric", "opening"),
     [
-        ("香港2025年前三季度总资产是多少", "TOTAL_ASSETS", "未计算：总资产是时点余额"),
-        ("HK total assets 9M 2025", "TOTAL_ASSETS", "Not computed: Total assets is a balance"),
-        ("香港2025年1-9月客户存款", "DEPOSITS", "未计算：客户存款是时点余额"),
+        ("香港2025年前三季度总资产是多少", "TOTAL_ASSETS", "未计算：总资产是时点指标"),
+        (
+            "HK total assets 9M 2025",
+            "TOTAL_ASSETS",
+            "Not computed: Total assets is measured at a point in time",
+        ),
+        ("香港2025年1-9月客户存款", "DEPOSITS", "未计算：客户存款是时点指标"),
         (
             "Hong Kong customer deposits for the first nine months of 2025",
             "DEPOSITS",
-            "Not computed: Customer deposits is a balance",
+            "Not computed: Customer deposits is measured",
         ),
         ("HK customer deposits YTD Q3 2025", "DEPOSITS", "Not computed: Customer deposits"),
     ],
@@ -190,18 +194,36 @@ def test_a_balance_over_a_part_of_a_year_is_never_summed(
 
 
 @pytest.mark.parametrize(
-    "question",
-    ["香港2022年至2024年累计内含价值", "cumulative HK embedded value from FY2022 to FY2024"],
+    ("question", "metric", "unit"),
+    [
+        ("香港2022年至2024年累计内含价值", "EMBEDDED_VALUE", "USD_M"),
+        ("cumulative HK embedded value from FY2022 to FY2024", "EMBEDDED_VALUE", "USD_M"),
+        ("香港2022年至2024年累计代理人数量", "AGENT_COUNT", "COUNT"),
+        ("HK cumulative agent count from FY2022 to FY2024", "AGENT_COUNT", "COUNT"),
+    ],
 )
-def test_a_balance_over_a_range_of_years_is_never_summed(tmp_path: Path, question: str) -> None:
-    """The example profile declares embedded value a balance: a cumulative total over years
-    is refused the same way, each year's figure shown."""
+def test_a_balance_over_a_range_of_years_is_never_summed(
+    tmp_path: Path, question: str, metric: str, unit: str
+) -> None:
+    """The example profile declares embedded value and the agent count balances (the agents
+    at each year end): a cumulative total over years is refused the same way, each year's
+    figure shown."""
     figures = ((2022, 10650.0), (2023, 11400.0), (2024, 12500.0))
-    years = [fact("EMBEDDED_VALUE", "ACME_HK", "FY", str(y), v) for y, v in figures]
+    years = [fact(metric, "ACME_HK", "FY", str(y), v, unit=unit) for y, v in figures]
     result = ask(tmp_path, question, years)
     assert result.answer.startswith(("未计算", "Not computed")), result.answer
     assert "34550" not in numbers(result.answer)
     assert {"10650", "11400", "12500"} <= set(numbers(result.answer))
+
+
+def test_a_count_declared_a_flow_is_summed_over_years(tmp_path: Path) -> None:
+    harbour = load_profile(example_profile_path().with_name("harbour.toml"))
+    trips = [
+        fact("PASSENGERS", "HLH_FERRY", "FY", str(y), v, unit="COUNT")
+        for y, v in ((2023, 900.0), (2024, 950.0))
+    ]
+    result = ask(tmp_path, "cumulative ferry passenger trips from FY2023 to FY2024", trips, harbour)
+    assert numbers(result.answer.splitlines()[0])[-1] == "1850", result.answer
 
 
 def test_a_declared_flow_is_summed_whatever_its_name(tmp_path: Path) -> None:
@@ -219,7 +241,7 @@ def test_a_declared_balance_is_not_summed_whatever_its_name(tmp_path: Path) -> N
     assert numbers(flow.answer.splitlines()[0])[-1] == SUMMED
     profile = balance_sheet(tmp_path, sales='nature = "balance"')
     result = ask_quarters(tmp_path / "b", "香港2025年前三季度销售净额", "NET_SALES", profile)
-    assert result.answer.startswith("未计算：销售净额是时点余额"), result.answer
+    assert result.answer.startswith("未计算：销售净额是时点指标"), result.answer
     assert SUMMED not in numbers(result.answer)
 
 

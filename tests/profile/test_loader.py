@@ -195,7 +195,7 @@ MALFORMED = [
             'kind = "ratio"\nnature = "flow"\n'
         ),
         "metrics.1",
-        "nature applies to an amount only: a ratio metric is never summed over periods",
+        "nature applies to an amount or a count only: a ratio metric is never summed over periods",
     ),
     (
         "unknown sensitivity level",

@@ -75,26 +75,29 @@ def test_a_declared_nature_wins_over_the_names() -> None:
     assert nature_of(sales.model_copy(update={"nature": BALANCE})) is BALANCE
 
 
-def test_only_an_amount_has_a_nature() -> None:
+def test_only_an_amount_or_a_count_has_a_nature() -> None:
     assert nature_of(_metric(MetricKind.RATIO)) is None
-    with pytest.raises(ValueError, match="nature applies to an amount only"):
+    with pytest.raises(ValueError, match="nature applies to an amount or a count only"):
         _metric(MetricKind.RATIO, nature="balance")
+    agents = _metric(MetricKind.COUNT, unit="COUNT", nature="balance")
+    assert nature_of(agents) is BALANCE
 
 
 def test_the_shipped_and_test_profiles_read_as_their_documents_mean() -> None:
-    """Every amount the example profile has is declared, and agrees with its names; the
-    test companies' amounts are all flows, read from their names."""
+    """Every amount and count the example profile has is declared, each amount as its names
+    say; the test companies' amounts are all flows, read from their names."""
     example = acme()
-    amounts = [m for m in example.metrics if m.kind is MetricKind.AMOUNT]
-    assert all(m.nature is not None for m in amounts)
-    assert {m.code: nature_of(m) for m in amounts} == {
+    summable = [m for m in example.metrics if m.kind in (MetricKind.AMOUNT, MetricKind.COUNT)]
+    assert {m.code: m.nature for m in summable} == {
         "REVENUE": FLOW,
         "OPERATING_PROFIT": FLOW,
         "NET_PROFIT": FLOW,
         "NBV": FLOW,
         "EMBEDDED_VALUE": BALANCE,
+        "AGENT_COUNT": BALANCE,  # the agents at a period's end; its names do not say so
     }
-    for m in amounts:
-        assert nature_from_names((m.code, m.name_en, m.name_zh, *m.aliases)) is m.nature
+    for m in summable:
+        if m.kind is MetricKind.AMOUNT:
+            assert nature_from_names((m.code, m.name_en, m.name_zh, *m.aliases)) is m.nature
     for profile in (initech(), lakeside(), solo()):
         assert {nature_of(m) for m in profile.metrics} == {FLOW}

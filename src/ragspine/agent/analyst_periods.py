@@ -60,11 +60,11 @@ def over_periods(
 
 
 def _not_summed(job: Job, metric: str, last: Period) -> str:
-    """Why an amount is not summed over periods ("" when it is a flow): a balance's figures at
-    several period ends add up to a number no document means, and an amount of unknown nature
-    may be one (``profile.metric_nature``)."""
+    """Why an amount or a count is not summed over periods ("" when it is a flow): a balance's
+    figures at several period ends add up to a number no document means, and one of unknown
+    nature may be a balance (``profile.metric_nature``)."""
     definition = job.tools.profile.metric(metric)
-    if definition is None or definition.kind != MetricKind.AMOUNT:
+    if definition is None or definition.kind not in (MetricKind.AMOUNT, MetricKind.COUNT):
         return ""
     nature = nature_of(definition)
     if nature is MetricNature.FLOW:

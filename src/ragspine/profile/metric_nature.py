@@ -1,10 +1,11 @@
-"""Whether an amount metric is a flow over a period or a balance at a point in time, as the
-profile declares it (``nature``) or, when it does not, as the metric's names say.
+"""Whether an amount (or a count) is a flow over a period or a balance at a point in time, as
+the profile declares it (``nature``) or, when it does not, as the metric's names say.
 
 A flow (sales, profit, premiums) accrues over a period, so the quarters of a year add up to
 the part of the year they cover. A balance (total assets, deposits, loans outstanding, assets
 under management) is measured at a period's end: four quarter-end balances add up to a number
-no document means. Only a flow is ever summed over periods (``agent.analyst_periods``).
+no document means; so do the year-end head counts of five years. Only a flow is ever summed
+over periods (``agent.analyst_periods``).
 
 Read from names, a metric is a balance when some name holds a balance-sheet word and none a
 flow word, a flow in the mirror case, and unknown otherwise: "interest income on loans" holds
@@ -48,9 +49,9 @@ class _Metric(Protocol):
 
 
 def nature_of(metric: _Metric) -> MetricNature | None:
-    """An amount metric's nature as the profile declares it, else as its names say; None when
-    unknown, and for a metric of any other kind (none is summed over periods)."""
-    if metric.kind != "amount":
+    """An amount's or a count's nature as the profile declares it, else as its names say; None
+    when unknown, and for a ratio or a per-share figure (neither is summed over periods)."""
+    if metric.kind not in ("amount", "count"):
         return None
     return metric.nature or nature_from_names(
         (metric.code, metric.name_en, metric.name_zh, *metric.aliases)

@@ -128,8 +128,8 @@ class GroupDef(_Frozen):
 class MetricDef(_Frozen):
     """A metric. ``unit`` is a unit code (``units``: "USD_M", "PCT", "COUNT"), kept for profiles
     written before ``currency``; a metric may instead give its ``kind`` and expected
-    ``currency`` (the company's reporting currency when left out). An amount may say whether
-    it is a ``flow`` or a ``balance`` (``metric_nature``)."""
+    ``currency`` (the company's reporting currency when left out). An amount or a count may
+    say whether it is a ``flow`` or a ``balance`` (``metric_nature``)."""
 
     code: str
     name_zh: str
@@ -164,10 +164,10 @@ class MetricDef(_Frozen):
 
     @model_validator(mode="after")
     def _nature_of_an_amount(self) -> MetricDef:
-        if self.nature is not None and self.kind != MetricKind.AMOUNT:
+        if self.nature is not None and self.kind not in (MetricKind.AMOUNT, MetricKind.COUNT):
             raise ValueError(
-                f"nature applies to an amount only: a {self.kind.value} metric is never "
-                "summed over periods"
+                f"nature applies to an amount or a count only: a {self.kind.value} metric is "
+                "never summed over periods"
             )
         return self
 

@@ -116,9 +116,9 @@ def ratio_not_added(metric: str) -> str:
 
 def balance_not_added(metric: str, last: str) -> str:
     return (
-        f"Not computed: {metric} is a balance at a point in time, and balances at the ends of "
-        f"different periods do not add up. The balance at the end of {last} is that period's "
-        "own figure."
+        f"Not computed: {metric} is measured at a point in time (a balance), and figures at the "
+        f"ends of different periods do not add up. The figure at the end of {last} is that "
+        "period's own."
     )
 
 

@@ -107,7 +107,10 @@ def ratio_not_added(metric: str) -> str:
 
 
 def balance_not_added(metric: str, last: str) -> str:
-    return f"未计算：{metric}是时点余额，不同期末的余额不能相加。{last}期末的余额即该期本身的数据。"
+    return (
+        f"未计算：{metric}是时点指标（期末余额），不同期末的数值不能相加。"
+        f"{last}期末的数值即该期本身的数据。"
+    )
 
 
 def nature_unknown(metric: str) -> str:

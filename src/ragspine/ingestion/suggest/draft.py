@@ -42,7 +42,7 @@ class Proposal:
     seen: list[Seen] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kinds: list[tuple[MetricKind, str | None]] = field(default_factory=list)
-    nature: MetricNature | None = None  # an amount's, when the documents tell
+    nature: MetricNature | None = None  # an amount's or a count's, when the documents tell
     nature_why: str = ""
 
     @property
@@ -163,7 +163,7 @@ def build_draft(found: Observations, company: str | None, currency: str | None) 
     by_table = table_natures(found.tables)
     for metric in placed_metrics:
         _settle_kind(metric, reporting)
-        if metric.kinds[0][0] == MetricKind.AMOUNT:
+        if metric.kinds[0][0] in (MetricKind.AMOUNT, MetricKind.COUNT):
             metric.nature, metric.nature_why = settle_nature(metric.names, metric.seen, by_table)
     if reporting is None and any(
         m.kinds and m.kinds[0][0] == MetricKind.AMOUNT for m in placed_metrics

@@ -1,10 +1,10 @@
-"""Whether a drafted amount is a flow or a balance (``profile.metric_nature``), from its names
-and from the column headers of the tables its rows were seen in.
+"""Whether a drafted amount or count is a flow or a balance (``profile.metric_nature``), from
+its names and from the column headers of the tables its rows were seen in.
 
 A table whose value columns are all headed by a date alone ("31 December 2024", "于2024年12月
 31日") holds figures at a point in time: balances. One with a "year ended …" header holds
 figures over a period: flows. Names and tables that disagree, or tables of both sorts, leave
-the nature unset with a note, and so does nothing at all: an amount whose nature is not set is
+the nature unset with a note, and so does nothing at all: a metric whose nature is not set is
 never summed over periods, so guessing "flow" could only fabricate a sum.
 """
 
@@ -32,7 +32,7 @@ def table_natures(tables: list[TableView]) -> dict[Seen, MetricNature]:
 def settle_nature(
     names: list[str], seen: list[Seen], by_table: dict[Seen, MetricNature]
 ) -> tuple[MetricNature | None, str]:
-    """An amount's nature and why (for the draft's comment); None with the reason it is not
+    """A metric's nature and why (for the draft's comment); None with the reason it is not
     told."""
     named = nature_from_names(names)
     tabled = {by_table[s] for s in seen if s in by_table}

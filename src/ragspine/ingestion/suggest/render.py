@@ -90,8 +90,8 @@ def _metric(metric: Proposal) -> list[str]:
         lines.append(f"nature = {_string(metric.nature.value)}  # {metric.nature_why}")
     elif metric.nature_why:
         lines.append(
-            f'# nature = "flow" or "balance": {metric.nature_why}; until it is set, this '
-            "amount is never summed over periods"
+            f'# nature = "flow" or "balance": {metric.nature_why}; until it is set, its '
+            "periods are never summed"
         )
     lines.append(f"aliases = {_list(metric.aliases)}")
     return lines
