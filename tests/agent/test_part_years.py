@@ -1,5 +1,6 @@
 """A part of a year ("2025年前三季度", "first nine months of 2025", "YTD Q3 2025") is the sum of
-its quarters, computed only when every quarter's figure is found and the metric adds up.
+its quarters, computed only when every quarter's figure is found and the metric adds up: a
+flow, never a balance at a point in time (``profile.metric_nature``).
 
 Found by the probe: such questions were asked back with FY2025 / FY2024 offered, neither the
 period asked; a full year's figure must never answer them. Each test writes its own facts, so
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from ragspine.agent.parse import parse_intent
-from ragspine.agent.types import AnalysisOp, AnswerKind
+from ragspine.agent.types import AgentResult, AnalysisOp, AnswerKind
+from ragspine.profile.loader import example_profile_path, load_profile
+from ragspine.profile.model import DomainProfile
 from ragspine.profile.periods import Period
 from ragspine.storage.fact_store import Fact
 from tests.agent.test_analyst import ask, numbers
@@ -109,3 +112,151 @@ def test_a_part_of_a_year_follows_the_fiscal_calendar() -> None:
     intent = parse_intent("2025年1-9月订单额", REF, profile=initech())
     assert intent.periods == ()
     assert intent.unknown_periods == ("2025年1-9月",)
+
+
+# Amounts the example profile lacks, as a profile author would add them; ``nature`` only where
+# a test says so, so the others are read from their names.
+BALANCE_SHEET = """
+[[metrics]]
+code = "TOTAL_ASSETS"
+name_zh = "总资产"
+name_en = "Total assets"
+unit = "USD_M"
+{assets}
+
+[[metrics]]
+code = "DEPOSITS"
+name_zh = "客户存款"
+name_en = "Customer deposits"
+unit = "USD_M"
+
+[[metrics]]
+code = "NET_SALES"
+name_zh = "销售净额"
+name_en = "Net sales"
+unit = "USD_M"
+{sales}
+
+[[metrics]]
+code = "FLOAT"
+name_zh = "浮存金"
+name_en = "Policy float"
+unit = "USD_M"
+"""
+BALANCES = (("Q1", 40100.0), ("Q2", 40900.0), ("Q3", 41800.0))
+SUMMED = "122800"  # 40100 + 40900 + 41800: a number no document means for a balance
+
+
+def balance_sheet(tmp_path: Path, assets: str = "", sales: str = "") -> DomainProfile:
+    path = tmp_path / "profile.toml"
+    text = example_profile_path().read_text(encoding="utf-8")
+    path.write_text(text + BALANCE_SHEET.format(assets=assets, sales=sales), encoding="utf-8")
+    return load_profile(path)
+
+
+def quarters_of(metric: str) -> list[Fact]:
+    return [fact(metric, "ACME_HK", q, "2025", v, source_locator=f"q={q}") for q, v in BALANCES]
+
+
+def ask_quarters(tmp_path: Path, question: str, metric: str, profile: DomainProfile) -> AgentResult:
+    return ask(tmp_path, question, quarters_of(metric), profile)
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "opening"),
+    [
+        ("香港2025年前三季度总资产是多少", "TOTAL_ASSETS", "未计算：总资产是时点指标"),
+        (
+            "HK total assets 9M 2025",
+            "TOTAL_ASSETS",
+            "Not computed: Total assets is measured at a point in time",
+        ),
+        ("香港2025年1-9月客户存款", "DEPOSITS", "未计算：客户存款是时点指标"),
+        (
+            "Hong Kong customer deposits for the first nine months of 2025",
+            "DEPOSITS",
+            "Not computed: Customer deposits is measured",
+        ),
+        ("HK customer deposits YTD Q3 2025", "DEPOSITS", "Not computed: Customer deposits"),
+    ],
+)
+def test_a_balance_over_a_part_of_a_year_is_never_summed(
+    tmp_path: Path, question: str, metric: str, opening: str
+) -> None:
+    """Read from its name, a balance's quarter-end figures are shown, each with its source,
+    and not added; the answer names the quarter whose figure is the balance at the end."""
+    result = ask_quarters(tmp_path, question, metric, balance_sheet(tmp_path))
+    assert result.answer.startswith(opening), result.answer
+    assert "2025Q3" in result.answer.splitlines()[0]
+    assert SUMMED not in numbers(result.answer)
+    assert result.answer_kind is AnswerKind.PARTIAL
+    assert {s.locator for s in result.sources} == {"q=Q1", "q=Q2", "q=Q3"}
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "unit"),
+    [
+        ("香港2022年至2024年累计内含价值", "EMBEDDED_VALUE", "USD_M"),
+        ("cumulative HK embedded value from FY2022 to FY2024", "EMBEDDED_VALUE", "USD_M"),
+        ("香港2022年至2024年累计代理人数量", "AGENT_COUNT", "COUNT"),
+        ("HK cumulative agent count from FY2022 to FY2024", "AGENT_COUNT", "COUNT"),
+    ],
+)
+def test_a_balance_over_a_range_of_years_is_never_summed(
+    tmp_path: Path, question: str, metric: str, unit: str
+) -> None:
+    """The example profile declares embedded value and the agent count balances (the agents
+    at each year end): a cumulative total over years is refused the same way, each year's
+    figure shown."""
+    figures = ((2022, 10650.0), (2023, 11400.0), (2024, 12500.0))
+    years = [fact(metric, "ACME_HK", "FY", str(y), v, unit=unit) for y, v in figures]
+    result = ask(tmp_path, question, years)
+    assert result.answer.startswith(("未计算", "Not computed")), result.answer
+    assert "34550" not in numbers(result.answer)
+    assert {"10650", "11400", "12500"} <= set(numbers(result.answer))
+
+
+def test_a_count_declared_a_flow_is_summed_over_years(tmp_path: Path) -> None:
+    harbour = load_profile(example_profile_path().with_name("harbour.toml"))
+    trips = [
+        fact("PASSENGERS", "HLH_FERRY", "FY", str(y), v, unit="COUNT")
+        for y, v in ((2023, 900.0), (2024, 950.0))
+    ]
+    result = ask(tmp_path, "cumulative ferry passenger trips from FY2023 to FY2024", trips, harbour)
+    assert numbers(result.answer.splitlines()[0])[-1] == "1850", result.answer
+
+
+def test_a_declared_flow_is_summed_whatever_its_name(tmp_path: Path) -> None:
+    profile = balance_sheet(tmp_path, assets='nature = "flow"')
+    result = ask_quarters(tmp_path, "HK total assets 9M 2025", "TOTAL_ASSETS", profile)
+    assert result.answer_kind is AnswerKind.FOUND
+    assert numbers(result.answer.splitlines()[0])[-1] == SUMMED
+
+
+def test_a_declared_balance_is_not_summed_whatever_its_name(tmp_path: Path) -> None:
+    # Net sales reads as a flow and is summed until the profile says otherwise.
+    flow = ask_quarters(
+        tmp_path / "a", "香港2025年前三季度销售净额", "NET_SALES", balance_sheet(tmp_path)
+    )
+    assert numbers(flow.answer.splitlines()[0])[-1] == SUMMED
+    profile = balance_sheet(tmp_path, sales='nature = "balance"')
+    result = ask_quarters(tmp_path / "b", "香港2025年前三季度销售净额", "NET_SALES", profile)
+    assert result.answer.startswith("未计算：销售净额是时点指标"), result.answer
+    assert SUMMED not in numbers(result.answer)
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("香港2025年前三季度浮存金", "未计算：配置未说明浮存金"),
+        ("HK policy float for the first three quarters of 2025", "Not computed: the profile"),
+    ],
+)
+def test_an_amount_of_unknown_nature_is_not_summed(
+    tmp_path: Path, question: str, opening: str
+) -> None:
+    """Neither a flow word nor a balance word in its names: it may be a balance, so its
+    quarters are shown and not added until the profile declares it."""
+    result = ask_quarters(tmp_path, question, "FLOAT", balance_sheet(tmp_path))
+    assert result.answer.startswith(opening), result.answer
+    assert SUMMED not in numbers(result.answer)

@@ -10,6 +10,7 @@ import ragspine
 from ragspine.errors import ProfileError, RagSpineError
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.loader import example_profile_path, load_profile
+from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.model import DomainProfile, MetricKind
 from tests.profiles import INITECH_PATH, initech
 
@@ -79,6 +80,12 @@ def test_a_valid_custom_profile_loads() -> None:
     assert [m.code for m in profile.metrics] == ["BOOKINGS"]
     assert profile.metrics[0].kind is MetricKind.AMOUNT
     assert [c.name for c in profile.competitors] == ["Globex", "Umbrella Corp"]
+
+
+def test_a_metric_declares_whether_it_is_a_flow_or_a_balance(tmp_path: Path) -> None:
+    assert initech().metrics[0].nature is None  # read from its names when not declared
+    text = VALID.replace('name_en = "Bookings"', 'name_en = "Bookings"\nnature = "balance"')
+    assert load_profile(write(tmp_path, text)).metrics[0].nature is MetricNature.BALANCE
 
 
 # (case, edit of VALID, key the message must name, words of the reason)
@@ -174,6 +181,21 @@ MALFORMED = [
         lambda t: t.replace('aliases = ["US", "America"]', 'aliases = ["  "]'),
         "entities.1.aliases",
         "must not be empty",
+    ),
+    (
+        "metric nature neither flow nor balance",
+        lambda t: t.replace('name_en = "Bookings"', 'name_en = "Bookings"\nnature = "stock"'),
+        "metrics.0.nature",
+        "Input should be 'flow' or 'balance'",
+    ),
+    (
+        "metric nature on a ratio",
+        lambda t: (
+            t + '\n[[metrics]]\ncode = "WIN_RATE"\nname_zh = "赢单率"\nname_en = "Win rate"\n'
+            'kind = "ratio"\nnature = "flow"\n'
+        ),
+        "metrics.1",
+        "nature applies to an amount or a count only: a ratio metric is never summed over periods",
     ),
     (
         "unknown sensitivity level",

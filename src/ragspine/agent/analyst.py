@@ -5,9 +5,11 @@ The parser says what to compute (``ParsedIntent.analysis``, read by ``agent.anal
 this module looks up every input itself (no model: like listed values, a computed answer is
 our own queries), shows each input it used as a found fact with its source, and states the
 result of our arithmetic over them. Nothing is computed from a missing input, across units or
-currencies, or by adding ratios: the answer says which input is missing or why not, and a
-ranking lists the units without a figure instead of skipping them. A cue nothing here computes
-(a share, a median) is answered by saying so — never by the plain figure.
+currencies, by adding ratios, or by adding up over periods an amount that is not a flow (a
+balance at each period's end, ``profile.metric_nature``): the answer says which input is
+missing or why not, and a ranking lists the units without a figure instead of skipping them.
+A cue nothing here computes (a share, a median) is answered by saying so — never by the plain
+figure.
 """
 
 from __future__ import annotations

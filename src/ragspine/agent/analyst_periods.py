@@ -1,5 +1,5 @@
-"""Computed answers over the periods of one unit: averages, cumulative totals, CAGR and the
-change from one period to another (``agent.analyst``)."""
+"""Computed answers over the periods of one unit: averages, cumulative totals (of a flow
+only), CAGR and the change from one period to another (``agent.analyst``)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from ragspine.agent.types import (
     Slots,
 )
 from ragspine.profile.display import format_percent_change, plain_number
+from ragspine.profile.metric_nature import MetricNature, nature_of
+from ragspine.profile.model import MetricKind
 from ragspine.profile.periods import Period
 
 
@@ -39,6 +41,9 @@ def over_periods(
     if a.op is AnalysisOp.CUMULATIVE and job.ratio(metric):
         job.lines.append(job.text.ratio_not_added(job.names.metric(metric)))
         job.short = True
+    elif a.op is AnalysisOp.CUMULATIVE and (why := _not_summed(job, metric, ordered[-1])):
+        job.lines.append(why)
+        job.short = True
     elif len(found) < len(results):
         missing(job, [p.label for p, r in zip(ordered, results, strict=True) if r not in found])
     elif one_unit(job, found):
@@ -52,6 +57,22 @@ def over_periods(
             job.lines.append(job.text.cumulative(subject, over, summed))
     for result in results:
         job.show(result)
+
+
+def _not_summed(job: Job, metric: str, last: Period) -> str:
+    """Why an amount or a count is not summed over periods ("" when it is a flow): a balance's
+    figures at several period ends add up to a number no document means, and one of unknown
+    nature may be a balance (``profile.metric_nature``)."""
+    definition = job.tools.profile.metric(metric)
+    if definition is None or definition.kind not in (MetricKind.AMOUNT, MetricKind.COUNT):
+        return ""
+    nature = nature_of(definition)
+    if nature is MetricNature.FLOW:
+        return ""
+    name = job.names.metric(metric)
+    if nature is MetricNature.BALANCE:
+        return job.text.balance_not_added(name, last.label)
+    return job.text.nature_unknown(name)
 
 
 def _cagr(

@@ -1,10 +1,10 @@
 """One alias must mean one thing: two codes sharing a name would make every match a guess.
 
 The profile's cross-checks (``profile.model``) refuse such a profile, naming the key of the
-second alias and the first one it reads as. Aliases compare case-folded and without whitespace,
-the way the matchers compare them; every name a question may use counts (codes, Chinese and
-English names and aliases of entities, metrics, derived metrics, channels and groups, and the
-competitors' names).
+second alias (or the second use of a code within a section) and the first one it reads as.
+Aliases compare case-folded and without whitespace, the way the matchers compare them; every
+name a question may use counts (codes, Chinese and English names and aliases of entities,
+metrics, derived metrics, channels and groups, and the competitors' names).
 """
 
 from __future__ import annotations
@@ -17,6 +17,20 @@ if TYPE_CHECKING:
     from ragspine.profile.model import DomainProfile
 
 _SECTIONS = ("entities", "metrics", "channels", "groups", "derived")
+
+
+def code_clash(profile: DomainProfile) -> tuple[str, str] | None:
+    """The first code used twice within one section, as (dotted key, reason)."""
+    for section in _SECTIONS:
+        first: dict[str, int] = {}
+        for index, item in enumerate(getattr(profile, section)):
+            earlier = first.setdefault(item.code, index)
+            if earlier != index:
+                return (
+                    f"{section}.{index}.code",
+                    f"duplicate code {item.code!r} (already used by {section}.{earlier})",
+                )
+    return None
 
 
 def alias_clash(profile: DomainProfile) -> tuple[str, str] | None:

@@ -16,10 +16,11 @@ from pydantic import (
     model_validator,
 )
 
-from ragspine.profile.alias_clashes import alias_clash
+from ragspine.profile.alias_clashes import alias_clash, code_clash
 from ragspine.profile.derived import derived_issue
 from ragspine.profile.exchange_rates import ExchangeRateDef, exchange_rate_issue
 from ragspine.profile.hierarchy import hierarchy_issue
+from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.units import CANONICAL_SCALE, Unit, UnitKind, is_currency
 
@@ -127,7 +128,8 @@ class GroupDef(_Frozen):
 class MetricDef(_Frozen):
     """A metric. ``unit`` is a unit code (``units``: "USD_M", "PCT", "COUNT"), kept for profiles
     written before ``currency``; a metric may instead give its ``kind`` and expected
-    ``currency`` (the company's reporting currency when left out)."""
+    ``currency`` (the company's reporting currency when left out). An amount or a count may
+    say whether it is a ``flow`` or a ``balance`` (``metric_nature``)."""
 
     code: str
     name_zh: str
@@ -136,6 +138,7 @@ class MetricDef(_Frozen):
     kind: MetricKind = MetricKind.AMOUNT
     currency: str | None = None
     aliases: tuple[str, ...] = ()
+    nature: MetricNature | None = None
 
     _code = field_validator("code")(_check_code)
     _aliases = field_validator("aliases")(_clean_aliases)
@@ -157,6 +160,15 @@ class MetricDef(_Frozen):
             raise ValueError(f"unit {self.unit!r} is not a unit of a {self.kind.value} metric")
         if self.currency is not None and unit.currency != self.currency:
             raise ValueError(f"unit {self.unit!r} is not in currency {self.currency!r}")
+        return self
+
+    @model_validator(mode="after")
+    def _nature_of_an_amount(self) -> MetricDef:
+        if self.nature is not None and self.kind not in (MetricKind.AMOUNT, MetricKind.COUNT):
+            raise ValueError(
+                f"nature applies to an amount or a count only: a {self.kind.value} metric is "
+                "never summed over periods"
+            )
         return self
 
     def default_unit(self, reporting_currency: str | None) -> Unit | None:
@@ -286,9 +298,9 @@ class DomainProfile(_Frozen):
 
     @model_validator(mode="after")
     def _cross_checks(self) -> DomainProfile:
-        for section in ("entities", "metrics", "channels", "groups", "derived"):
-            _check_unique_codes(section, getattr(self, section))
-        issue = derived_issue(self.metrics, self.derived, self.company.reporting_currency)
+        issue = code_clash(self) or derived_issue(
+            self.metrics, self.derived, self.company.reporting_currency
+        )
         if issue is not None:
             raise ProfileIssue(*issue)
         issue = hierarchy_issue(self.entities, self.groups) or exchange_rate_issue(
@@ -425,17 +437,3 @@ def _entities_by_code(profile: DomainProfile) -> dict[str, EntityDef]:
 
 def _channels_by_code(profile: DomainProfile) -> dict[str, ChannelDef]:
     return {c.code: c for c in profile.channels}
-
-
-def _check_unique_codes(
-    section: str,
-    items: tuple[EntityDef | MetricDef | ChannelDef | GroupDef | DerivedDef, ...],
-) -> None:
-    first: dict[str, int] = {}
-    for index, item in enumerate(items):
-        earlier = first.setdefault(item.code, index)
-        if earlier != index:
-            raise ProfileIssue(
-                f"{section}.{index}.code",
-                f"duplicate code {item.code!r} (already used by {section}.{earlier})",
-            )

@@ -15,6 +15,7 @@ from ragspine.demo import lotus
 from ragspine.errors import UsageError
 from ragspine.ingestion.suggest import suggest_profile
 from ragspine.profile.loader import load_profile
+from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.model import DomainProfile, MetricKind
 
 
@@ -240,3 +241,36 @@ def test_column_headers_under_a_units_sheet_are_its_channels(tmp_path: Path) -> 
     assert {e.name_en for e in draft.entities} == {"Kestrel Works", "Rail"}
     assert [c.name_en for c in draft.channels] == ["Total", "Stores", "Web"]
     assert "# seen: rail.xlsx (sheet=Rail,cell=B2)" in text
+
+
+def test_an_amount_is_drafted_a_flow_or_a_balance_when_its_name_or_its_table_tells(
+    tmp_path: Path,
+) -> None:
+    """A name says it ("Total assets", "销售额"), else the columns of its table: dated alone is
+    a point in time, "year ended" a period. When neither tells, or they disagree, the draft
+    leaves the field unset and says so: such an amount is never summed."""
+    folder = write_md(
+        tmp_path,
+        "review.md",
+        "# Wren Ltd review\n\n## Position\n\n| US$ million | 31 December 2024 | 31 December 2025 |"
+        "\n|---|---|---|\n| Total assets | 90 | 95 |\n| Policy float | 40 | 42 |\n"
+        "| Fees | 3 | 4 |\n\n## Results\n\n"
+        "| US$ million | Year ended 31 December 2024 | Year ended 31 December 2025 |\n"
+        "|---|---|---|\n| 销售额 | 10 | 12 |\n| Bonus pool | 2 | 3 |\n\n## Other\n\n"
+        "| US$ million | FY2024 | FY2025 |\n|---|---|---|\n| Retained float | 5 | 6 |\n",
+    )
+    text, _ = suggest_profile([folder], company="Wren Ltd")
+    natures = {
+        m.name_en or m.name_zh: m.nature
+        for m in DomainProfile.model_validate(tomllib.loads(text)).metrics
+    }
+    assert natures == {
+        "Total assets": MetricNature.BALANCE,  # its name
+        "Policy float": MetricNature.BALANCE,  # its table's dated columns
+        "Fees": None,  # a flow word in a table dated at a point in time: asked to check
+        "销售额": MetricNature.FLOW,
+        "Bonus pool": MetricNature.FLOW,  # its table's "year ended" columns
+        "Retained float": None,  # nothing tells
+    }
+    assert '# nature = "flow" or "balance": neither its name nor' in text
+    assert "its name reads as a flow but its tables' columns as a balance" in text

@@ -114,6 +114,22 @@ def ratio_not_added(metric: str) -> str:
     return f"Not computed: {metric} is a ratio, and ratios of different units do not add up."
 
 
+def balance_not_added(metric: str, last: str) -> str:
+    return (
+        f"Not computed: {metric} is measured at a point in time (a balance), and figures at the "
+        f"ends of different periods do not add up. The figure at the end of {last} is that "
+        "period's own."
+    )
+
+
+def nature_unknown(metric: str) -> str:
+    return (
+        f"Not computed: the profile does not say whether {metric} accrues over each period "
+        "(a flow, such as sales, whose periods add up) or is a balance at each period's "
+        "end (such as total assets, whose periods do not), so the figures are not added."
+    )
+
+
 def cagr_one_period(period: str) -> str:
     return f"CAGR not computed: it needs a first and a last year, and only {period} was asked."
 

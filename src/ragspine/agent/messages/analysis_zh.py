@@ -106,6 +106,20 @@ def ratio_not_added(metric: str) -> str:
     return f"未计算：{metric}是比率，不同单位的比率不能相加。"
 
 
+def balance_not_added(metric: str, last: str) -> str:
+    return (
+        f"未计算：{metric}是时点指标（期末余额），不同期末的数值不能相加。"
+        f"{last}期末的数值即该期本身的数据。"
+    )
+
+
+def nature_unknown(metric: str) -> str:
+    return (
+        f"未计算：配置未说明{metric}是期间流量（如销售额，各期可相加）还是期末余额"
+        "（如总资产，各期不能相加），因此不作加总。"
+    )
+
+
 def cagr_one_period(period: str) -> str:
     return f"未计算年复合增长率：需要起始和结束年度，所问只有{period}。"
 

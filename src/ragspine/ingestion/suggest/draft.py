@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from ragspine.errors import UsageError
 from ragspine.ingestion.suggest.company import company_name_of, split_names, year_end
 from ragspine.ingestion.suggest.names import has_cjk, has_latin, make_code, read_parts
+from ragspine.ingestion.suggest.nature import settle_nature, table_natures
 from ragspine.ingestion.suggest.observe import Line, Observations, Seen, TableView
 from ragspine.ingestion.unit_words import Marker
 from ragspine.profile.matching import alias_key
+from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.model import MetricKind
 from ragspine.units import UnitKind
 
@@ -40,6 +42,8 @@ class Proposal:
     seen: list[Seen] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     kinds: list[tuple[MetricKind, str | None]] = field(default_factory=list)
+    nature: MetricNature | None = None  # an amount's or a count's, when the documents tell
+    nature_why: str = ""
 
     @property
     def name_en(self) -> str:
@@ -156,8 +160,11 @@ def build_draft(found: Observations, company: str | None, currency: str | None) 
     assert total is not None
     placed_channels = [total, *_place(registry, CHANNELS, "C", channels)]
     placed_metrics = _place(registry, METRICS, "M", metrics)
+    by_table = table_natures(found.tables)
     for metric in placed_metrics:
         _settle_kind(metric, reporting)
+        if metric.kinds[0][0] in (MetricKind.AMOUNT, MetricKind.COUNT):
+            metric.nature, metric.nature_why = settle_nature(metric.names, metric.seen, by_table)
     if reporting is None and any(
         m.kinds and m.kinds[0][0] == MetricKind.AMOUNT for m in placed_metrics
     ):

@@ -86,6 +86,13 @@ def _metric(metric: Proposal) -> list[str]:
     ]
     if currency is not None:
         lines.append(f"currency = {_string(currency)}")
+    if metric.nature is not None:
+        lines.append(f"nature = {_string(metric.nature.value)}  # {metric.nature_why}")
+    elif metric.nature_why:
+        lines.append(
+            f'# nature = "flow" or "balance": {metric.nature_why}; until it is set, its '
+            "periods are never summed"
+        )
     lines.append(f"aliases = {_list(metric.aliases)}")
     return lines
 
