@@ -53,6 +53,7 @@ _WILDCARD = "\x00"
 _JOINERS = r"(?:and|or|plus|as well as|vs\.?|versus|&|,|，|、|;|；|/|和|及|与|以及|或|跟|同)"
 _JOINED_BEFORE = re.compile(rf"(?i)(?:^|\W|(?<=[^\x00-\x7f])){_JOINERS}\s*\Z")
 _JOINED_AFTER = re.compile(rf"(?i)\s*{_JOINERS}(?:\W|$|(?=[^\x00-\x7f]))")
+_JOINER = re.compile(rf"(?i){_JOINERS}")
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,8 @@ def unnamed_slot_misses(
         return []
     text = mask(residual, blanked) if blanked else residual
     found = near_misses(text, profile, kinds, cues) if kinds else []
-    if metrics:
+    # Most questions naming a metric list nothing: one search spares them the near-miss scan.
+    if metrics and _JOINER.search(text) is not None:
         listed = [
             m for m in near_misses(text, profile, frozenset({METRIC}), cues) if _listed(text, m)
         ]
