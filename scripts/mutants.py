@@ -216,10 +216,11 @@ MUTANTS = (
     ),
     Mutant(
         "follow-up-keeps-clearance",
-        "a follow-up is answered at the clearance of the turn that settled its slots",
+        "a follow-up is answered at the caller's own clearance, never above it",
         "agent/agent.py",
-        "ToolContext(store, profile, day, clearance, trace),",
-        "ToolContext(store, profile, day, Sensitivity.RESTRICTED if follow else clearance, trace),",
+        "ToolContext(store, profile, day, clearance, trace)",
+        "ToolContext(store, profile, day, Sensitivity.RESTRICTED if previous else clearance,"
+        " trace)",
         ("tests/agent/test_conversation.py", "tests/service/test_conversation.py"),
     ),
 )
