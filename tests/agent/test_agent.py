@@ -219,33 +219,6 @@ def test_multi_value_questions_never_call_the_model(store: CountingStore) -> Non
     )
 
 
-@pytest.mark.parametrize(
-    ("question", "gap"),
-    [
-        ("香港FY2024收入和营运利润", None),
-        ("Hong Kong revenue and operating profit in FY2024", None),
-        ("香港FY2024收入与营运利润相差多少", "差值（收入 减 营运利润）：+1,600.5 百万美元"),
-        (
-            "Hong Kong revenue vs operating profit in FY2024",
-            "Difference (Revenue minus Operating profit): +US$ 1,600.5 m",
-        ),
-    ],
-)
-def test_two_metrics_are_set_against_each_other_only_when_a_comparison_is_asked(
-    store: CountingStore, question: str, gap: str | None
-) -> None:
-    # "revenue and operating profit" asks for two figures: their difference is a number nobody
-    # asked for. "vs" / "相差" asks for it.
-    result = ask(question, store)
-    lines = result.answer.splitlines()
-    assert len(result.tool_results) == 2 and result.answer_kind is AnswerKind.FOUND
-    assert "2,210.5" in lines[0] and "610" in lines[1]
-    if gap is None:
-        assert len(lines) == 2 and "1,600.5" not in result.answer
-    else:
-        assert lines[2].startswith(gap)
-
-
 def test_partial_not_found_in_a_comparison_stays_isolated(store: CountingStore) -> None:
     result = ask("香港和澳门FY2024的收入对比", store)
     lines = result.answer.splitlines()

@@ -347,9 +347,7 @@ def _structured_answer(
     based = _against_bases(intent, tasks)
     if based and isinstance(results[0], FoundFact):  # a change and the figures it is against
         changes = _changes(run, results[0], tasks[1:], results[1:])
-    elif len(found) == len(results) == 2 and (
-        intent.compared or found[0].slots.metric == found[1].slots.metric
-    ):
+    elif len(found) == len(results) == 2:
         line = comparison(found[0], found[1], run.profile, run.msgs, run.language)
         changes = [line] if line else []
     elif len(found) > 2 and not based:

@@ -29,7 +29,6 @@ from ragspine.agent.analysis_cues import (
     may_ask_ratio,
     read_analysis,
 )
-from ragspine.agent.analysis_pair import VERSUS
 from ragspine.agent.analysis_total import ranged, total_asked, total_channel
 from ragspine.agent.analysis_wording import (
     between_asked,
@@ -337,7 +336,6 @@ def _parse(
         if based or cue_hits["growth"]
         else ChangeBase.YEAR,
         tuple(misses),  # near_misses
-        any(hit.kind == VERSUS for hit in analyst_hits),  # compared
     )
 
 

@@ -330,10 +330,6 @@ class ParsedIntent:
     # Words one typo away from a metric's or an entity's name ("revnue", "营运利闰"), also kept
     # in ``unknown_metrics`` / ``unknown_entities``: the gateway asks "did you mean …?".
     near_misses: tuple[NearMiss, ...] = ()
-    # A comparison cue ("vs", "difference", "相差", "对比"): two different metrics found for one
-    # unit and period are set against each other only when it is there; "revenue and net
-    # profit" asks for two figures, and their difference is a number nobody asked for.
-    compared: bool = False
 
 
 class IntentParser(Protocol):
