@@ -21,7 +21,14 @@ from itertools import product
 from ragspine.agent.analysis_cues import with_ratios
 from ragspine.agent.analyst import run_analysis
 from ragspine.agent.clarify import clarify_scope
-from ragspine.agent.compare import change_bases, comparison, yearly_changes
+from ragspine.agent.compare import (
+    change_bases,
+    comparison,
+    grouped_changes,
+    growth_width,
+    marked,
+    yearly_changes,
+)
 from ragspine.agent.consistency import FactCheck, pending_values
 from ragspine.agent.conversation import Context, FollowUp, context_of, follow_up
 from ragspine.agent.guard import ToolContext, run_tool_loop
@@ -282,9 +289,9 @@ def _subtasks(intent: ParsedIntent, profile: DomainProfile) -> list[Slots]:
     entities = intent.entities or ((intent.entity,) if intent.entity else ())
     periods = intent.periods or ((intent.period,) if intent.period else ())
     tasks = [Slots(m, e, p, c) for m, e, p, c in product(metrics, entities, periods, channels)]
-    if intent.growth and len(tasks) == 1:
-        only = tasks[0]
-        tasks += [replace(only, period=p) for p in change_bases(only.period, intent.change_base)]
+    if intent.growth and len(periods) == 1:  # each figure followed by the ones it is against
+        bases = change_bases(periods[0], intent.change_base)
+        tasks = [s for task in tasks for s in (task, *(replace(task, period=p) for p in bases))]
     return tasks
 
 
@@ -335,25 +342,29 @@ def _structured_answer(
     names = Names(run.profile, run.language)
     lines: list[str] = []
     disclosed = []
+    held: set[Slots] = set()  # the found facts with a different value pending review
     for r in results:
         lines.append(render_result(r, run.msgs, default_channel, names))
         if isinstance(r, FoundFact):
             waiting = pending_values(run.tools.store, r.slots, run.tools.clearance)
-            disclosed += waiting
-            lines += [render_pending(r, p, run.msgs, default_channel, names) for p in waiting]
+            if waiting:
+                disclosed += waiting
+                held.add(r.slots)
+                lines += [render_pending(r, p, run.msgs, default_channel, names) for p in waiting]
     found = [r for r in results if isinstance(r, FoundFact)]
     lines += unit_request_lines(intent, found, run.msgs, default_channel, names)
     changes: list[str] = []
-    based = _against_bases(intent, tasks)
-    if based and isinstance(results[0], FoundFact):  # a change and the figures it is against
-        changes = _changes(run, results[0], tasks[1:], results[1:])
+    width = growth_width(intent, tasks)
+    based = width > 0
+    if based:  # each figure's change over the figures it is against
+        changes = grouped_changes(tasks, results, width, held, run.profile, run.msgs, run.language)
     elif len(found) == len(results) == 2:
         line = comparison(found[0], found[1], run.profile, run.msgs, run.language)
-        changes = [line] if line else []
-    elif len(found) > 2 and not based:
-        changes = yearly_changes(found, run.profile, run.msgs, run.language)
+        changes = [marked(line, found, held, run.msgs)] if line else []
+    elif len(results) > 2 and len(found) > 1:
+        changes = yearly_changes(found, run.profile, run.msgs, run.language, held)
     if changes:
-        lines += [run.msgs.provisional(line) if disclosed else line for line in changes]
+        lines += changes
     elif intent.growth and len(tasks) == 2 and isinstance(results[0], FoundFact) and not based:
         lines.append(run.msgs.growth_missing(tasks[1].period.label))
     if not found:
@@ -367,32 +378,6 @@ def _structured_answer(
         answer_kind=_kind(results),
         pending=disclosed,
     )
-
-
-def _against_bases(intent: ParsedIntent, tasks: list[Slots]) -> bool:
-    """Whether ``tasks`` are one figure and the periods its change is measured against."""
-    if not intent.growth or len(tasks) < 2:
-        return False
-    first = tasks[0]
-    bases = change_bases(first.period, intent.change_base)
-    return tasks[1:] == [replace(first, period=period) for period in bases]
-
-
-def _changes(
-    run: _Run, fact: FoundFact, bases: list[Slots], results: list[ToolResult]
-) -> list[str]:
-    """The change of ``fact`` over each base found; for a base not found, a line saying so
-    (never the change over another period in its place)."""
-    lines = []
-    for base, result in zip(bases, results, strict=True):
-        if isinstance(result, FoundFact):
-            line = comparison(fact, result, run.profile, run.msgs, run.language)
-            lines += [line] if line else []
-        elif base.period != fact.slots.period.previous_year():
-            lines.append(run.msgs.preceding_missing(base.period.label))
-        else:
-            lines.append(run.msgs.growth_missing(base.period.label))
-    return lines
 
 
 def _kind(results: list[ToolResult]) -> AnswerKind:

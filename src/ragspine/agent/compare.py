@@ -10,8 +10,12 @@ one before. Values and names are shown as ``profile.display`` writes them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence, Set
+from dataclasses import replace
+
 from ragspine.agent.messages import Messages
-from ragspine.agent.types import ChangeBase, FoundFact, Slots
+from ragspine.agent.render import series_name
+from ragspine.agent.types import ChangeBase, FoundFact, ParsedIntent, Slots, ToolResult
 from ragspine.profile.display import Names, currency_of, format_percent_change, percent_points
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.periods import Period
@@ -87,21 +91,102 @@ def _names(a: Slots, b: Slots, names: Names) -> tuple[str, str]:
 
 
 def yearly_changes(
-    found: list[FoundFact], profile: DomainProfile, msgs: Messages, language: str
+    found: list[FoundFact],
+    profile: DomainProfile,
+    msgs: Messages,
+    language: str,
+    held: Set[Slots] = frozenset(),
 ) -> list[str]:
-    """The change of each year over the one before, for a run of years of one figure.
+    """The change of each year over the one before, for runs of years of a figure.
 
-    Only when every fact is the same metric, entity and channel (several years of one series);
-    a year whose predecessor was not found gets no line.
+    Facts are grouped by series (metric, entity and channel); with several series ("revenue
+    and net profit, FY2024 vs FY2023") each line names its series. A year whose predecessor was
+    not found gets no line; a line on a figure in ``held`` (a value pending review) is marked
+    provisional.
     """
-    series = {(f.slots.metric, f.slots.entity, f.slots.channel) for f in found}
-    if len(series) != 1:
-        return []
-    by_period = {f.slots.period: f for f in found}
+    series: dict[tuple[str, str, str], dict[Period, FoundFact]] = {}
+    for fact in found:
+        key = (fact.slots.metric, fact.slots.entity, fact.slots.channel)
+        series.setdefault(key, {})[fact.slots.period] = fact
+    names = Names(profile, language) if len(series) > 1 else None
     lines = []
-    for period in sorted(by_period):
-        earlier = by_period.get(period.previous_year())
-        line = comparison(by_period[period], earlier, profile, msgs, language) if earlier else None
-        if line:
-            lines.append(line)
+    for by_period in series.values():
+        for period in sorted(by_period):
+            earlier = by_period.get(period.previous_year())
+            later = by_period[period]
+            line = comparison(later, earlier, profile, msgs, language) if earlier else None
+            if line is None or earlier is None:
+                continue
+            if names is not None:
+                name = series_name(later.slots, profile.defaults.channel, names)
+                line = msgs.of_series(name, line)
+            lines.append(marked(line, (later, earlier), held, msgs))
     return lines
+
+
+def marked(line: str, facts: Iterable[FoundFact], held: Set[Slots], msgs: Messages) -> str:
+    """``line`` marked provisional when a figure it is built on has a value pending review."""
+    return msgs.provisional(line) if any(f.slots in held for f in facts) else line
+
+
+def growth_width(intent: ParsedIntent, tasks: Sequence[Slots]) -> int:
+    """How many tasks each figure takes when ``tasks`` are figures, each followed by the periods
+    its change is measured against (1 + the bases); 0 when they are not."""
+    if not intent.growth or len(tasks) < 2:
+        return 0
+    bases = change_bases(tasks[0].period, intent.change_base)
+    width = 1 + len(bases)
+    if len(tasks) % width:
+        return 0
+    for start in range(0, len(tasks), width):
+        first = tasks[start]
+        if list(tasks[start + 1 : start + width]) != [replace(first, period=p) for p in bases]:
+            return 0
+    return width
+
+
+def grouped_changes(
+    tasks: Sequence[Slots],
+    results: Sequence[ToolResult],
+    width: int,
+    held: Set[Slots],
+    profile: DomainProfile,
+    msgs: Messages,
+    language: str,
+) -> list[str]:
+    """The change lines of every figure asked (``growth_width`` tasks each); with several
+    figures ("revenue and net profit growth", "香港和澳门收入同比") each line names its series."""
+    names = Names(profile, language) if len(tasks) > width else None
+    lines = []
+    for start in range(0, len(tasks), width):
+        fact = results[start]
+        if not isinstance(fact, FoundFact):  # its own line already says it was not found
+            continue
+        stop = start + width
+        for base, result in zip(tasks[start + 1 : stop], results[start + 1 : stop], strict=True):
+            line = _change_over(fact, base, result, held, profile, msgs, language)
+            if line is not None and names is not None:
+                name = series_name(fact.slots, profile.defaults.channel, names)
+                line = msgs.of_series(name, line)
+            lines += [line] if line is not None else []
+    return lines
+
+
+def _change_over(
+    fact: FoundFact,
+    base: Slots,
+    result: ToolResult,
+    held: Set[Slots],
+    profile: DomainProfile,
+    msgs: Messages,
+    language: str,
+) -> str | None:
+    """The change of ``fact`` over the base found (marked provisional when either figure has a
+    value pending review); for a base not found, a line saying so (never the change over
+    another period in its place)."""
+    if isinstance(result, FoundFact):
+        line = comparison(fact, result, profile, msgs, language)
+        return marked(line, (fact, result), held, msgs) if line else None
+    if base.period != fact.slots.period.previous_year():
+        return msgs.preceding_missing(base.period.label)
+    return msgs.growth_missing(base.period.label)

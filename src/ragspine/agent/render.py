@@ -45,6 +45,16 @@ def _subject(slots: Slots, default_channel: str, names: Names) -> str:
     return head
 
 
+def series_name(slots: Slots, default_channel: str, names: Names) -> str:
+    """``ENTITY METRIC`` by name (and the channel when it is not the default one): the series a
+    change over periods belongs to."""
+    head = f"{names.entity(slots.entity)} {names.metric(slots.metric)}"
+    if slots.channel and slots.channel != default_channel:
+        channel = names.channel(slots.channel)
+        head += f"（{channel}）" if names.language == "zh" else f" ({channel})"
+    return head
+
+
 def found_subject(found: FoundFact, msgs: Messages, default_channel: str, names: Names) -> str:
     """The subject of a found figure's line, with the document's label of its row when that
     label says more than the metric's name."""

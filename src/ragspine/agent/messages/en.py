@@ -273,6 +273,10 @@ def incomparable_currency(
     )
 
 
+def of_series(series: str, line: str) -> str:
+    return f"{series} — {line}"
+
+
 def growth_missing(base: str) -> str:
     return f"Cannot compute the year-on-year change: no data for the base period {base}."
 

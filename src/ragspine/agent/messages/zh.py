@@ -234,6 +234,10 @@ def incomparable_currency(
     )
 
 
+def of_series(series: str, line: str) -> str:
+    return f"{series}——{line}"
+
+
 def growth_missing(base: str) -> str:
     return f"无法计算同比：缺少对比期 {base} 的数据。"
 
