@@ -99,8 +99,8 @@ def yearly_changes(
 ) -> list[str]:
     """The change of each year over the one before, for runs of years of a figure.
 
-    Facts are grouped by series (metric, entity and channel); with several series ("revenue
-    and net profit, FY2024 vs FY2023") each line names its series. A year whose predecessor was
+    Facts are grouped by series (metric, entity and channel); with several series (two metrics
+    over two years) each line names its series. A year whose predecessor was
     not found gets no line; a line on a figure in ``held`` (a value pending review) is marked
     provisional.
     """
@@ -155,7 +155,7 @@ def grouped_changes(
     language: str,
 ) -> list[str]:
     """The change lines of every figure asked (``growth_width`` tasks each); with several
-    figures ("revenue and net profit growth", "香港和澳门收入同比") each line names its series."""
+    figures (two metrics' growth, two units' 同比) each line names its series."""
     names = Names(profile, language) if len(tasks) > width else None
     lines = []
     for start in range(0, len(tasks), width):
