@@ -91,17 +91,47 @@ def test_a_ratio_over_quarters_is_not_added(tmp_path: Path) -> None:
     assert "168" not in numbers(result.answer)  # 55 + 56 + 57
 
 
+def test_a_change_over_a_part_of_a_year_is_not_computed() -> None:
+    intent = parse_intent("香港2025年前三季度收入同比增长", REF, profile=acme())
+    assert intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED
+    assert intent.unknown_periods == ()
+
+
 @pytest.mark.parametrize(
     "question",
     [
-        "How many agents did Hong Kong have in the first three quarters of 2025?",
-        "香港2025年前三季度收入同比增长",
+        "Ferry passenger trips 9M 2025",
+        "渡轮2025年前三季度客运人次",
+        "Ferry passenger trips YTD Q3 2025",
     ],
 )
-def test_a_count_or_a_change_over_a_part_of_a_year_is_not_computed(question: str) -> None:
-    intent = parse_intent(question, REF, profile=acme())
-    assert intent.analysis is not None and intent.analysis.op is AnalysisOp.UNSUPPORTED
-    assert intent.unknown_periods == ()
+def test_a_count_declared_a_flow_is_summed_over_its_quarters(tmp_path: Path, question: str) -> None:
+    """Passenger trips are made over a period: under a March year end, FY2025's first three
+    quarters add up to the trips of April to December 2024, each quarter found."""
+    harbour = load_profile(example_profile_path().with_name("harbour.toml"))
+    trips = [
+        fact("PASSENGERS", "HLH_FERRY", q, "2025", v, unit="COUNT", source_locator=f"q={q}")
+        for q, v in (("Q1", 310.0), ("Q2", 325.0), ("Q3", 298.0))
+    ]
+    result = ask(tmp_path, question, trips, harbour)
+    assert result.answer_kind is AnswerKind.FOUND, result.answer
+    assert numbers(result.answer.splitlines()[0])[-1] == "933"  # 310 + 325 + 298
+    assert {s.locator for s in result.sources} == {"q=Q1", "q=Q2", "q=Q3"}
+
+
+def test_a_count_declared_a_balance_over_a_part_of_a_year_is_never_summed(tmp_path: Path) -> None:
+    """The agents at three quarter ends: shown each with its source, not added, the last
+    quarter's named as the count at the end."""
+    agents = [
+        fact("AGENT_COUNT", "ACME_HK", q, "2025", v, unit="COUNT", source_locator=f"q={q}")
+        for q, v in (("Q1", 13400.0), ("Q2", 13650.0), ("Q3", 13900.0))
+    ]
+    question = "How many agents did Hong Kong have in the first three quarters of 2025?"
+    result = ask(tmp_path, question, agents)
+    assert result.answer.startswith("Not computed: Agent count is measured"), result.answer
+    assert "2025Q3" in result.answer.splitlines()[0]
+    assert "40950" not in numbers(result.answer)
+    assert {"13400", "13650", "13900"} <= set(numbers(result.answer))
 
 
 def test_a_part_of_a_year_follows_the_fiscal_calendar() -> None:

@@ -16,7 +16,7 @@ from ragspine.agent.types import (
     Route,
     Slots,
 )
-from ragspine.eval.computed import Allowed, computed_values, ratio_values
+from ragspine.eval.computed import Allowed, computed_values, ratio_values, sum_groups
 from ragspine.eval.fabrication import Fabrication, asked_slots, fabricated_numbers
 from ragspine.profile.periods import Period
 
@@ -122,3 +122,14 @@ def test_a_derived_ratio_is_recomputed_from_the_values_of_its_own_key_only() -> 
     allowed = Allowed(found)
     assert allowed.holds("33.96") and not allowed.holds("73.33")  # 968/1320: two keys
     assert ratio_values(intent(TOTAL), asked, lambda s: [1.0]) == []  # no derived metric asked
+
+
+def test_sums_are_drawn_from_one_group_at_a_time() -> None:
+    """A flow's years add up, a balance's two units at one period end too; a balance's period
+    ends never do, though their mean stays a computed value."""
+    keyed = [("SALES", "FY2024", 100.0), ("SALES", "FY2025", 120.0)]
+    keyed += [("ASSETS", "FY2024", 900.0), ("ASSETS", "FY2025", 950.0), ("ASSETS", "FY2025", 40.0)]
+    groups = sum_groups(keyed, lambda metric: metric == "SALES")
+    found = Allowed(computed_values([v for *_, v in keyed], intent(TOTAL), groups))
+    assert found.holds("220") and found.holds("990") and found.holds("925")
+    assert not found.holds("1850") and not found.holds("1890")

@@ -4,13 +4,17 @@ tool results — so an engine that returns the wrong fact under the asked key is
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from ragspine.agent.messages import Messages, en, zh
+from ragspine.agent.messages import Messages, analysis_zh, en, zh
 from ragspine.agent.types import (
     AgentResult,
+    Analysis,
+    AnalysisOp,
     AnswerKind,
     ClarifyMode,
     ClarifyReason,
@@ -21,7 +25,8 @@ from ragspine.agent.types import (
 from ragspine.demo.corpora import Corpus
 from ragspine.eval.cases import Expectation, ExpectedValue, GoldenCase
 from ragspine.eval.oracle import Oracle, demo_truth
-from ragspine.profile.loader import load_profile
+from ragspine.profile.loader import example_profile_path, load_profile
+from ragspine.profile.periods import Period
 from ragspine.profile.sensitivity import Sensitivity
 from ragspine.storage.documents import PendingValue
 from tests.eval.answers import (
@@ -29,6 +34,7 @@ from tests.eval.answers import (
     DOC_2025,
     FOUND_2025_LINE,
     FOUND_LINE,
+    FY2023,
     FY2024,
     FY2025,
     HK_2024,
@@ -247,3 +253,58 @@ def test_asking_back_about_a_period_the_calendar_lacks_echoes_the_question_only(
     assert numbers(case(), asked_back) == []
     planted = replace(asked_back, answer=f"{text} 3,480")
     assert numbers(case(), planted) == ["3,480"]
+
+
+# Hong Kong's agents at each year end (a balance) and its revenue (a flow), from the corpus
+# specification's five-year workbook.
+HK_AGENTS = {"FY2023": 12600.0, "FY2024": 13240.0, "FY2025": 14020.0}
+HK_REVENUE_2023 = 2690.0
+THREE_YEARS = (FY2023, FY2024, FY2025)
+
+
+def computed(op: AnalysisOp, metric: str, stated: float) -> AgentResult:
+    """A computed answer over Hong Kong's ``metric`` in FY2023-FY2025 stating ``stated``."""
+    line = analysis_zh.cumulative(f"ACME_HK {metric}", "FY2023–FY2025", f"{stated:,.1f}")
+    asked = asking(*THREE_YEARS, metrics=(metric,), analysis=Analysis(op))
+    return result(line, intent=asked)
+
+
+def profile_declaring(tmp_path: Path, agents: str) -> Oracle:
+    """The example profile with the agent count's ``nature`` line written as ``agents``."""
+    text = example_profile_path().read_text(encoding="utf-8")
+    declared = 'nature = "balance"  # agents at a period\'s end: never summed over periods'
+    assert declared in text
+    path = tmp_path / "profile.toml"
+    path.write_text(text.replace(declared, agents), encoding="utf-8")
+    return Oracle(load_profile(path), "TOTAL")
+
+
+def test_a_sum_of_a_balance_over_periods_counts() -> None:
+    """The agents at three year ends add up to no figure of the truth; their mean, the sum of a
+    flow's years and the regions' agents at one year end are computed from it."""
+    summed = math.fsum(HK_AGENTS.values())
+    assert numbers(case(), computed(AnalysisOp.CUMULATIVE, "AGENT_COUNT", summed)) == ["39,860.0"]
+    two_years = HK_AGENTS["FY2024"] + HK_AGENTS["FY2025"]
+    assert numbers(case(), computed(AnalysisOp.CUMULATIVE, "AGENT_COUNT", two_years)) != []
+    mean = summed / len(HK_AGENTS)
+    assert numbers(case(), computed(AnalysisOp.AVERAGE, "AGENT_COUNT", mean)) == []
+    revenue = HK_REVENUE_2023 + HK_REVENUE["FY2024"] + HK_REVENUE["FY2025"]
+    assert numbers(case(), computed(AnalysisOp.CUMULATIVE, "REVENUE", revenue)) == []
+    regions = ("ACME_CN", "ACME_MO")
+    total = Analysis(AnalysisOp.TOTAL, regions, "ACME_GROUP")
+    fy2020 = asking(Period(2020, "FY"), entities=regions, metrics=("AGENT_COUNT",), analysis=total)
+    line = "ACME_CN, ACME_MO FY2020 AGENT_COUNT 合计：4,096"  # 2,046 + 2,050
+    assert numbers(case(), result(line, intent=fy2020)) == []
+
+
+def test_the_oracle_reads_the_metrics_nature_from_the_profile(tmp_path: Path) -> None:
+    """Undeclared, the agent count's names say neither: an unknown is never summed, so its sum
+    counts, as a declared balance's does; declared a flow, it is summed."""
+    answer = computed(AnalysisOp.CUMULATIVE, "AGENT_COUNT", math.fsum(HK_AGENTS.values()))
+    counted = {
+        declared: [
+            f.number for f in profile_declaring(tmp_path, declared).fabrications(case(), answer)
+        ]
+        for declared in ("", 'nature = "flow"', 'nature = "balance"')
+    }
+    assert counted == {"": ["39,860.0"], 'nature = "flow"': [], 'nature = "balance"': ["39,860.0"]}

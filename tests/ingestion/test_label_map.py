@@ -16,9 +16,11 @@ from ragspine.ingestion.label_map import (
     alias_for,
     label_of,
     map_label,
+    plan,
     review_actions,
 )
 from ragspine.profile.loader import load_profile
+from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.profile_edit import BACKUP_FOLDER, add_alias
 from ragspine.storage.documents import ReviewItem, ReviewState
 from ragspine.workspace import Workspace
@@ -142,7 +144,9 @@ def test_mapping_a_chinese_label_makes_its_values_answerable_facts(workspace: Pa
     backups = list((workspace / BACKUP_FOLDER).iterdir())
     assert len(backups) == 1
     assert backups[0].read_text(encoding="utf-8") == INITECH_PATH.read_text(encoding="utf-8")
-    assert load_profile(workspace / "profile.toml").metric("SALES") is not None
+    sales = load_profile(workspace / "profile.toml").metric("SALES")
+    assert sales is not None and sales.nature is MetricNature.FLOW  # "收入" in its name
+    assert 'SALES: nature = "flow"  # read from its name' in result.output
 
 
 def test_mapping_to_an_existing_metric_adds_the_alias_in_place(workspace: Path) -> None:
@@ -243,3 +247,36 @@ def test_trimming_keeps_only_brackets_that_pair_inside_the_label() -> None:
     assert alias_for("Revenue (adjusted) (HK$ million)", profile) == "Revenue (adjusted)"
     assert alias_for("- Revenue (net) -", profile) == "Revenue (net)"
     assert alias_for("Revenue)", profile) == "Revenue"
+
+
+def mapped_metric(tmp_path: Path, label: str, code: str, name: str, kind: str | None) -> str:
+    """The profile text mapping an unmapped ``label`` to a new metric gives."""
+    item = ReviewItem(
+        "d.md", "table=1", "unmapped_label", f"row label {label!r} is not in the glossary"
+    )
+    target = MapTarget("metric", code, name=name, metric_kind=kind)
+    _, _, edited, _ = plan(
+        item, target, INITECH_PATH.read_text(encoding="utf-8"), tmp_path / "p.toml"
+    )
+    (tmp_path / "p.toml").write_text(edited, encoding="utf-8")
+    return edited
+
+
+def test_a_new_amount_or_count_gets_the_nature_its_names_tell_or_says_it_has_none(
+    tmp_path: Path,
+) -> None:
+    """As in a drafted profile: a balance-sheet name is a balance; a name that tells neither
+    leaves ``nature`` unset, with a comment saying its periods are never summed until set; a
+    ratio gets no ``nature`` line at all."""
+    mapped_metric(tmp_path, "Total assets (HK$ m)", "TOTAL_ASSETS", "Total assets", None)
+    assets = load_profile(tmp_path / "p.toml").metric("TOTAL_ASSETS")
+    assert assets is not None and assets.nature is MetricNature.BALANCE
+    edited = mapped_metric(tmp_path, "Agents", "AGENTS", "Agents", "count")
+    agents = load_profile(tmp_path / "p.toml").metric("AGENTS")
+    assert agents is not None and agents.nature is None
+    assert (
+        '# nature = "flow" or "balance": its name does not tell; until it is set, its periods '
+        "are never summed" in edited
+    )
+    edited = mapped_metric(tmp_path, "Churn rate", "CHURN", "Churn rate", "ratio")
+    assert "nature" not in edited.split('code = "CHURN"')[1]

@@ -389,12 +389,13 @@ def _part_sum(
     profile: DomainProfile,
     said: str,
 ) -> Analysis:
-    """A part of a year asks for the sum of its quarters: computed for an amount that is a
-    flow (a ratio's, a balance's or an amount of unknown nature's quarters are shown and said
-    not to add up, ``agent.analyst_periods``), never for a count, nor beside another
-    computation (a change, a ranking), which would need the sum of a base period too."""
+    """A part of a year asks for the sum of its quarters: computed for an amount or a count
+    that is a flow (a ratio's, a balance's or the quarters of one of unknown nature are shown
+    and said not to add up, ``agent.analyst_periods``), never beside another computation (a
+    change, a ranking), which would need the sum of a base period too."""
     kinds = {m.kind for m in map(profile.metric, metrics) if m is not None}
-    if analysis is None and not growth and kinds <= {MetricKind.AMOUNT, MetricKind.RATIO}:
+    summed = {MetricKind.AMOUNT, MetricKind.COUNT, MetricKind.RATIO}
+    if analysis is None and not growth and kinds <= summed:
         return Analysis(AnalysisOp.CUMULATIVE)
     return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(said,))
 

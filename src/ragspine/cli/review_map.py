@@ -102,6 +102,8 @@ def describe(result: MapResult, profile: Path) -> str:
         f"item {result.item_id}: label {result.label!r} mapped to {what}; alias "
         f"{result.alias!r} added to {profile}"
     ]
+    if result.nature:
+        lines.append(f"{result.target.code}: {result.nature}")
     if result.backup is not None:
         lines.append(f"previous profile kept as {result.backup}")
     if len(result.closed) > 1:

@@ -5,8 +5,11 @@ means, a whole minus a sum, compound annual rates and positions. The fabrication
 (``eval.fabrication``) accepts those only as recomputed here from the values it allows for the
 keys asked — the ground truth in the eval — never from the answer's own arithmetic:
 
-- the sum and the mean of every non-empty set of the distinct allowed values (when there are at
-  most ``MAX_SUBSET_VALUES`` of them; else only of all of them), and one value minus such a sum
+- the mean of every non-empty set of the distinct allowed values (when there are at most
+  ``MAX_SUBSET_VALUES`` of them; else only of all of them);
+- the sum of every such set drawn from one group of values the caller says add up
+  (``sum_groups``: the eval keeps a balance's, or an unknown's, values at different period
+  ends apart, since their sum is a number no document means), and one value minus such a sum
   (a whole less the units left out, or a whole less the units' sum);
 - the compound annual rate, in percent, from any allowed value to any other over one to the
   number of years between the first and last periods asked;
@@ -33,17 +36,21 @@ _TOLERANCE = 1e-6
 _MAX_CAGR_YEARS = 30
 
 
-def computed_values(values: list[float], intent: ParsedIntent) -> list[float]:
-    """Every number a computed answer over ``values`` may state (absolute values)."""
+def computed_values(
+    values: list[float],
+    intent: ParsedIntent,
+    groups: Sequence[Sequence[float]] | None = None,
+) -> list[float]:
+    """Every number a computed answer over ``values`` may state (absolute values); sums are
+    drawn from one of ``groups`` at a time (all of ``values`` together when None)."""
     analysis = intent.analysis
     if analysis is None:
         return []
-    distinct = sorted({round(v, 9) for v in values})
-    found: list[float] = []
-    sums = _subset_sums(distinct)
-    for size, total in sums:
-        found += [abs(total), abs(total / size)]
-        found += [abs(v - total) for v in distinct]
+    distinct = _distinct(values)
+    found = [abs(total / size) for size, total in _subset_sums(distinct)]
+    for group in [values] if groups is None else groups:
+        for _, total in _subset_sums(_distinct(group)):
+            found += [abs(total), *(abs(v - total) for v in distinct)]
     years = _years_spanned(intent)
     for start in distinct:
         for end in distinct:
@@ -77,6 +84,27 @@ def ratio_values(
         bottoms = values_of(replace(slots, metric=rule.denominator))
         found += [top / bottom * 100 for top in tops for bottom in bottoms if bottom]
     return found
+
+
+def sum_groups(
+    values: Iterable[tuple[str, str, float]], summed_over_periods: Callable[[str], bool]
+) -> list[list[float]]:
+    """``(metric, period label, value)`` triples in the groups a computed answer may add up:
+    the values of every metric ``summed_over_periods`` says is a flow together (its quarters
+    add up, and so do its units), each other metric's one period at a time (a balance's units
+    at one period end add up; its period ends never do)."""
+    flows: list[float] = []
+    by_period: dict[str, list[float]] = {}
+    for metric, period, value in values:
+        if summed_over_periods(metric):
+            flows.append(value)
+        else:
+            by_period.setdefault(period, []).append(value)
+    return [flows, *by_period.values()]
+
+
+def _distinct(values: Iterable[float]) -> list[float]:
+    return sorted({round(v, 9) for v in values})
 
 
 def _subset_sums(distinct: list[float]) -> list[tuple[int, float]]:

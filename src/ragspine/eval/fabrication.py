@@ -8,8 +8,10 @@ A number may appear in an answer, of any kind, only when it is
   span), where the sums and means of the allowed values, a value minus a sum, a compound annual
   rate between two of them over the years the question spans, and the ranking's positions are
   recomputed here too (``eval.computed``) — from the allowed values, never from the answer's
-  own arithmetic; and a derived metric's figure (``ratios``: each key's numerator over its
-  denominator, which the caller computes from the values it knows by key). The allowed values
+  own arithmetic, and sums only within the groups of values that add up (``sum_groups``: the
+  eval never adds a balance's values at two period ends); and a derived metric's figure
+  (``ratios``: each key's numerator over its denominator, which the caller computes from the
+  values it knows by key). The allowed values
   are the caller's oracle (``allowed_values``: the eval passes the ground truth's values for
   the keys the question is about, ``eval.oracle``); without one, the found facts for the
   slots the question asked (its metrics × entities × periods after assumptions, plus a growth
@@ -135,6 +137,7 @@ def fabricated_numbers(
     ratios: Iterable[float] | None = None,
     year_end_month: int | None = None,
     exchange_rates: Sequence[ExchangeRateDef] = (),
+    sum_groups: Sequence[Sequence[float]] | None = None,
 ) -> list[Fabrication]:
     """Every number in ``result.answer`` that no allowed source accounts for.
 
@@ -150,7 +153,9 @@ def fabricated_numbers(
     years end in. ``exchange_rates`` are the profile's declared rates: with a currency asked
     for, an allowed value times a rate from a found figure's currency into it (at the scale
     asked) is allowed within the rounding of the number as written, and the rate, its date and
-    its source may be shown; any other converted figure is fabricated.
+    its source may be shown; any other converted figure is fabricated. ``sum_groups`` are the
+    groups of allowed values a computed answer may add up, one group at a time
+    (``computed.sum_groups``); all of them together when None.
     """
     if allowed_values is None:
         allowed_values = _asked_fact_values(result, default_channel)
@@ -160,7 +165,7 @@ def fabricated_numbers(
     allowed = [*allowed_values, *(ratios or ())]
     values = _with_arithmetic(allowed) + [abs(v) for v in pending_values or ()]
     if result.intent is not None and result.intent.analysis is not None:
-        values += computed_values(allowed, result.intent)
+        values += computed_values(allowed, result.intent, sum_groups)
     # A figure converted at a declared rate: an allowed value times the rate, as rounded.
     rates, factors = _conversion_factors(result, exchange_rates)
     converted = _Rounded([v * factor for factor in factors for v in values])

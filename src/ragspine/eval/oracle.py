@@ -14,8 +14,10 @@ from the generation spec, never from the store or the answer's tool results:
   the values the ground truth holds pending review for them (a document stating a key's value
   differently, which ingestion sends to review as a ``conflict``; the restatement an answer
   discloses); a difference or percentage change of two such values is recomputed here, and for
-  a computed answer its sums, means and rates (``eval.computed``), and a derived metric's
-  figure from the truth of its numerator's and denominator's keys (``computed.ratio_values``);
+  a computed answer its sums, means and rates (``eval.computed``) — a sum over several
+  periods only of a metric the profile makes a flow (``profile.metric_nature``: a balance's
+  or an unknown's period ends never add up) — and a derived metric's figure from the truth
+  of its numerator's and denominator's keys (``computed.ratio_values``);
 - **narrative contradictions**: a narrative sentence naming one metric, one entity and one
   period (by the profile's aliases and period expressions) whose ground truth holds values
   the caller may see, and stating amounts none of which equals one of them at a plausible
@@ -55,7 +57,7 @@ from ragspine.demo.corpus_truth import (
     table_outcomes,
 )
 from ragspine.eval.cases import GoldenCase
-from ragspine.eval.computed import ratio_values
+from ragspine.eval.computed import ratio_values, sum_groups
 from ragspine.eval.fabrication import (
     Fabrication,
     asked_slots,
@@ -64,6 +66,7 @@ from ragspine.eval.fabrication import (
     profile_names,
 )
 from ragspine.profile.loader import load_profile
+from ragspine.profile.metric_nature import MetricNature, nature_of
 from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.periods import FiscalCalendar, find_periods
 from ragspine.profile.sensitivity import Sensitivity
@@ -214,7 +217,8 @@ class Oracle:
         table = self.table(case.corpus)
         profile, channel = self.reader(case.corpus)
         keys = self.keys_about(case, result.intent) if keys is None else set(keys)
-        values = [v for key in keys for v in table.values(key, case.clearance)]
+        keyed = [(key, v) for key in keys for v in table.values(key, case.clearance)]
+        values = [v for _, v in keyed]
         pending = [v for key in keys for v in table.pending_values(key, case.clearance)]
         check = TruthContradictions(table, profile, case.reference_date, case.clearance, channel)
         asked = asked_slots(result.intent, channel) if result.intent else set()
@@ -231,6 +235,9 @@ class Oracle:
             ratios=ratios,
             year_end_month=profile.fiscal.year_end_month,
             exchange_rates=profile.exchange_rates,
+            sum_groups=sum_groups(
+                ((key[0], key[2], v) for key, v in keyed), lambda m: _is_flow(profile, m)
+            ),
         )
 
     def keys_about(self, case: GoldenCase, intent: ParsedIntent | None) -> set[TruthKey]:
@@ -248,6 +255,13 @@ class Oracle:
         if intent is None:
             return set()
         return {_key(s) for s in asked_slots(intent, channel)}
+
+
+def _is_flow(profile: DomainProfile, metric: str) -> bool:
+    """Whether the profile makes ``metric`` a flow (declared, or read from its names): only a
+    flow's values at several period ends add up to a figure an answer may state."""
+    definition = profile.metric(metric)
+    return definition is not None and nature_of(definition) is MetricNature.FLOW
 
 
 def _key(slots: Slots) -> TruthKey:

@@ -6,9 +6,11 @@ the label without what the engine reads already — unit markers ("（人民币�
 periods and footnote marks — because those are masked before aliases are matched: an alias
 that kept them could never match (the trap the manual remedy fell into). The edited profile
 must still load (an alias another code holds is refused, naming both) and must now read the
-label as the chosen code, or nothing is written. Then the previous profile is kept as a backup,
-every open item of that label is closed with an audit entry, and only the documents holding
-the label are read again.
+label as the chosen code, or nothing is written. A new amount or count gets the ``nature`` its
+names tell, as a drafted profile's does (``suggest.nature``), else a comment saying it is left
+unset: its periods are then never summed. Then the previous profile is kept as a backup, every
+open item of that label is closed with an audit entry, and only the documents holding the label
+are read again.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ from ragspine.ingestion.discovery import SourceFile
 from ragspine.ingestion.labels import _FOOTNOTE_MARKS as FOOTNOTE_MARKS
 from ragspine.ingestion.labels import read_label
 from ragspine.ingestion.pipeline import IngestReport, ingest
+from ragspine.ingestion.suggest.nature import nature_by_name, nature_line
 from ragspine.ingestion.table_results import ReviewReason
 from ragspine.ingestion.unit_markers import read_units
 from ragspine.profile.glossary import glossary_for
 from ragspine.profile.loader import example_profile_path
 from ragspine.profile.matching import mask
-from ragspine.profile.model import DomainProfile
+from ragspine.profile.model import DomainProfile, MetricKind
 from ragspine.profile.periods import find_periods, find_relative_years
 from ragspine.profile.profile_edit import SECTIONS, add_alias, add_metric, checked, replace_profile
 from ragspine.storage.documents import ReviewItem, ReviewState
@@ -112,6 +115,7 @@ class MapResult:
     missing: list[str]  # documents holding the label whose file is gone (not read again)
     backup: Path | None
     report: IngestReport = field(default_factory=IngestReport)
+    nature: str = ""  # a new amount's or count's nature line, as written to the profile
 
 
 def label_of(item: ReviewItem) -> str | None:
@@ -209,9 +213,9 @@ def profile_text(path: Path) -> str:
     return source.read_text(encoding="utf-8")
 
 
-def plan(item: ReviewItem, target: MapTarget, text: str, where: Path) -> tuple[str, str, str]:
-    """(label, alias, new profile text) for mapping ``item`` to ``target``; ``ReviewError``
-    when it cannot be done, saying why."""
+def plan(item: ReviewItem, target: MapTarget, text: str, where: Path) -> tuple[str, str, str, str]:
+    """(label, alias, new profile text, a new metric's nature line or "") for mapping ``item``
+    to ``target``; ``ReviewError`` when it cannot be done, saying why."""
     label = label_of(item)
     if label is None:
         raise ReviewError(
@@ -231,6 +235,7 @@ def plan(item: ReviewItem, target: MapTarget, text: str, where: Path) -> tuple[s
             kind, currency = target.metric_kind, None
             if target.unit is None and kind is None:
                 kind, currency = _unit_of(label, current)
+            nature = _nature(target, alias, kind)
             edited = add_metric(
                 text,
                 target.code,
@@ -239,8 +244,10 @@ def plan(item: ReviewItem, target: MapTarget, text: str, where: Path) -> tuple[s
                 unit=target.unit,
                 kind=kind,
                 currency=currency,
+                lines=(nature,) if nature else (),
             )
         else:
+            nature = ""
             if known is None:
                 codes = ", ".join(x.code for x in getattr(current, SECTIONS[target.kind]))
                 raise UsageError(f"no {target.kind} {target.code!r}; the codes are {codes}")
@@ -256,7 +263,16 @@ def plan(item: ReviewItem, target: MapTarget, text: str, where: Path) -> tuple[s
             "does not read as that code alone (it names something else too); fix the profile "
             "by hand"
         )
-    return label, alias, edited
+    return label, alias, edited, nature
+
+
+def _nature(target: MapTarget, alias: str, kind: str | None) -> str:
+    """The nature line of a new metric of ``kind`` (an amount when none is given): read from
+    its names as the draft reads them; "" for a ratio or a per-share figure."""
+    if (kind or MetricKind.AMOUNT) not in (MetricKind.AMOUNT, MetricKind.COUNT):
+        return ""
+    assert target.name is not None
+    return nature_line(*nature_by_name([target.code, target.name, alias]))
 
 
 def map_label(
@@ -272,7 +288,7 @@ def map_label(
     item = store.get_review(item_id)
     if item is None:
         raise ReviewError(f"no review item {item_id}")
-    label, alias, edited = plan(item, target, profile_text(profile_path), profile_path)
+    label, alias, edited, nature = plan(item, target, profile_text(profile_path), profile_path)
     profile, backup = replace_profile(profile_path, edited)
     same = [i for i in store.list_review(ReviewState.OPEN) if label_of(i) == label]
     what = f"new metric {target.code}" if target.new else f"{target.kind} {target.code}"
@@ -296,6 +312,7 @@ def map_label(
         missing,
         backup,
         report,
+        nature,
     )
 
 

@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -130,9 +131,11 @@ def add_metric(
     unit: str | None,
     kind: str | None,
     currency: str | None = None,
+    lines: Sequence[str] = (),
 ) -> str:
     """``text`` with a new ``[[metrics]]`` table appended; ``name`` is both its names until
-    the reviewer translates one (answers then name it in either language)."""
+    the reviewer translates one (answers then name it in either language). ``lines`` are
+    written as given before its aliases (a ``nature`` line)."""
     block = [
         "",
         "# Added by `ragspine review map`: translate name_zh or name_en if need be.",
@@ -147,6 +150,7 @@ def add_metric(
         block.append(f"kind = {_toml_string(kind)}")
     if currency is not None:
         block.append(f"currency = {_toml_string(currency)}")
+    block += lines
     block.append(f"aliases = [{_toml_string(alias)}]")
     return text.rstrip("\n") + "\n" + "\n".join(block) + "\n"
 

@@ -8,6 +8,7 @@ import json
 import re
 
 from ragspine.ingestion.suggest.draft import Draft, Proposal
+from ragspine.ingestion.suggest.nature import nature_line
 from ragspine.ingestion.suggest.observe import Seen
 
 MAX_PLACES = 3  # places listed per proposal; the rest are counted
@@ -86,13 +87,8 @@ def _metric(metric: Proposal) -> list[str]:
     ]
     if currency is not None:
         lines.append(f"currency = {_string(currency)}")
-    if metric.nature is not None:
-        lines.append(f"nature = {_string(metric.nature.value)}  # {metric.nature_why}")
-    elif metric.nature_why:
-        lines.append(
-            f'# nature = "flow" or "balance": {metric.nature_why}; until it is set, its '
-            "periods are never summed"
-        )
+    if metric.nature is not None or metric.nature_why:
+        lines.append(nature_line(metric.nature, metric.nature_why))
     lines.append(f"aliases = {_list(metric.aliases)}")
     return lines
 
