@@ -134,9 +134,23 @@ FORMS: tuple[Form, ...] = (
     ),
     Form(
         "a currency in a cell",
-        ("ACME Hong Kong",),
+        ("ACME Hong Kong", "(in millions)"),
         (("", "FY2024"), ("Revenue", "HK$ 950")),
         one("REVENUE", HK, "FY2024", 950, "HKD_M"),
+    ),
+    Form(
+        "a currency in a cell with no scale anywhere",
+        ("ACME Hong Kong",),
+        (("", "FY2024"), ("Revenue", "HK$ 950")),
+        frozenset(),
+        ("unit_unknown",),
+    ),
+    Form(
+        "whole yuan in a statement (Chinese)",
+        ("ACME香港", "单位：人民币元"),
+        (("", "2024年"), ("收入", "950,000,000")),
+        frozenset(),
+        ("unit_unknown",),
     ),
     Form(
         "a currency in a cell (Chinese)",

@@ -316,8 +316,9 @@ def _unit_outcome(
     if text.startswith("HK$"):
         if kind != "amount" or (marker is not None and marker[0] not in (None, "HKD")):
             return {ReviewReason.UNIT_MISMATCH}
-        power = marker[1] if marker else 6
-        return float(number.scaleb(power - 6)), "HKD_M"
+        if marker is None:  # a currency with no scale anywhere: units or millions?
+            return {ReviewReason.UNIT_UNKNOWN}
+        return float(number.scaleb(marker[1] - 6)), "HKD_M"
     if kind == "ratio":  # "(%)" in the row label is nearer than the corner
         return float(number), "PCT"
     if kind == "count":

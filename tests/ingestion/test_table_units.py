@@ -59,7 +59,7 @@ def reasons(mapped: TableMapping) -> set[ReviewReason]:
         ("Hong Kong (RMB billion)", [], "Revenue", "1.5", 1500.0, "CNY_M"),
         ("Hong Kong", [], "Revenue (HK$ m)", "3,480", 3480.0, "HKD_M"),
         ("Hong Kong", [], "收入（港币百万元）", "3,480", 3480.0, "HKD_M"),
-        ("Hong Kong", [], "Revenue", "HK$ 950", 950.0, "HKD_M"),
+        ("Hong Kong (in millions)", [], "Revenue", "HK$ 950", 950.0, "HKD_M"),
         ("Hong Kong", [], "Revenue", "3.5bn", 3500.0, "USD_M"),
         ("Hong Kong", [], "收入", "8,800万元", 88.0, "CNY_M"),
         ("Hong Kong (US$m)", [], "Revenue", "US$ 1.2bn", 1200.0, "USD_M"),
@@ -97,6 +97,12 @@ def test_each_marker_sets_the_currency_and_scale_it_states(
         ("Hong Kong (US$ m / RMB m)", "Revenue", "950", ReviewReason.UNIT_UNKNOWN),
         ("Hong Kong", "Revenue (HK$ lakh)", "950", ReviewReason.UNIT_UNKNOWN),
         ("Hong Kong", "Revenue", "950 lakh", ReviewReason.UNREADABLE),
+        # A currency with no scale anywhere: whole dollars in a statement, or a deck that left
+        # out its "m". The profile's millions would be a guess.
+        ("Hong Kong", "Revenue", "HK$ 950", ReviewReason.UNIT_UNKNOWN),
+        ("Hong Kong (US$)", "Revenue", "950,000,000", ReviewReason.UNIT_UNKNOWN),
+        ("Hong Kong", "Revenue (HK$)", "950,000,000", ReviewReason.UNIT_UNKNOWN),
+        ("Hong Kong 单位：人民币元", "收入", "950,000,000", ReviewReason.UNIT_UNKNOWN),
     ],
 )
 def test_a_marker_that_does_not_fit_sends_the_value_to_review(
@@ -134,7 +140,8 @@ def test_spreadsheet_formats_scale_and_name_the_currency(
     expected: tuple[float, str],
 ) -> None:
     cell = Cell(1, 1, text, value=value, number_format=fmt, ref="B2")
-    _, got, unit = one_fact(map_table(grid([["", "FY2024"], [label, cell]]), glossary))
+    table = grid([["", "FY2024"], [label, cell]], title="Hong Kong (in millions)")
+    _, got, unit = one_fact(map_table(table, glossary))
     assert (got, unit) == expected
 
 
@@ -157,7 +164,8 @@ def test_a_footnoted_cell_keeps_its_number(glossary: Glossary, text: str) -> Non
 
 
 # --------------------------------------------------------------------------- property
-# Each known token with the currency and power of ten it states (None: the profile's USD).
+# Each known token with the currency and power of ten it states (currency None: the profile's
+# USD; power None: no scale, so alone it sends the value to review).
 KNOWN = [
     ("US$m", "USD", 6),
     ("US$ bn", "USD", 9),
@@ -234,6 +242,9 @@ def test_a_known_cell_token_states_the_scale_and_currency(
     prefix = (token, currency, power) in CELL_PREFIX
     text = f"{token}{gap}{written:,}" if prefix else f"{written:,}{gap}{token}"
     mapped = map_table(grid([["", "FY2024"], ["Revenue", text]]), acme_glossary())
+    if power is None:  # a currency with no scale anywhere: units or millions is not stated
+        assert mapped.facts == [] and reasons(mapped) == {ReviewReason.UNIT_UNKNOWN}
+        return
     _expect(mapped, written, currency, power)
 
 

@@ -4,7 +4,8 @@ Markers speak from four places, nearest first: the cell (text around its number,
 spreadsheet number format), the header of the line that names the metric, the other header,
 and the table (title and context lines). The nearest place that states anything says what
 kind of figure the cell is; a currency may come from any place, and two places naming two
-currencies send the cell to review; a scale comes from the nearest place that states one.
+currencies send the cell to review; a scale comes from the nearest place that states one, and
+an amount whose markers name a currency but no scale goes to review too.
 A marker of the wrong kind for the metric (money on a count row, a percent on an amount, a
 bare fraction for a percent metric) is ``unit_mismatch``; nothing is ever converted between
 currencies or relabelled. Scaling is done in ``Decimal`` so 8,800 under 万元 is 88 exactly.
@@ -134,6 +135,14 @@ def resolve_unit(
         if own_scale != 0:
             return _mismatch(metric, nearest)
         return Unit(UnitKind.PER_SHARE, currency), parsed.value
+    if scale is None and currencies:
+        # "(US$)", "单位：人民币元", a "2025 HK$" header: a statement in whole units and a deck
+        # that left out its "m" read alike; the profile's millions would only be a guess.
+        said = next(m.text for m in stated if m.currency)
+        return UnitProblem(
+            ReviewReason.UNIT_UNKNOWN,
+            f"{said!r} names a currency but no scale: units or millions of it is not stated",
+        )
     written = default.scale if scale is None else scale
     return amount(currency), exact(parsed.value, written - CANONICAL_SCALE)
 

@@ -98,6 +98,9 @@ _PERCENTS = {
 # South Asian scale words: unit-like, so a table declaring them goes to review, never to a
 # default scale.
 _UNREAD_SCALES = ("lakh", "lakhs", "lac", "lacs", "crore", "crores")
+# A currency's hundredth ("HK cents", "港仙", "US¢"): a dividend of 38.5 cents is 0.385 of the
+# currency, so the words are unit-like too, never read as the currency itself.
+_SUBUNITS = ("cent", "cents", "¢", "pence", "penny", "港仙", "美分")
 _COUNTS = ("人", "名", "个", "個", "家", "户", "戶", "股", "persons", "people", "number", "shares")
 _YUAN = ("元", "圆", "圓")
 
@@ -120,7 +123,7 @@ def _automaton() -> tuple[AhoCorasick, list[tuple[Atom, object, str]]]:
     atoms.update({s: (Atom.PERCENT, n) for s, n in _PERCENTS.items()})
     atoms.update({s: (Atom.COUNT, 0) for s in _COUNTS})
     atoms.update({s: (Atom.YUAN, None) for s in _YUAN})
-    atoms.update({s: (Atom.UNREAD, None) for s in _UNREAD_SCALES})
+    atoms.update({s: (Atom.UNREAD, None) for s in _UNREAD_SCALES + _SUBUNITS})
     spellings = list(atoms)
     table = [(atoms[s][0], atoms[s][1], s) for s in spellings]
     return AhoCorasick(spellings, matchkind=MatchKind.Standard), table
@@ -208,9 +211,7 @@ def interpret(
     kinds = set(by_kind)
     spelled = text[phrase.start : phrase.end]
     if Atom.UNREAD in kinds:
-        raise Unreadable(
-            f"{by_kind[Atom.UNREAD][0].spelling!r} is a scale the engine does not read"
-        )
+        raise Unreadable(f"{by_kind[Atom.UNREAD][0].spelling!r} is a unit the engine does not read")
     scale_hit = next((by_kind[k][0] for k in SCALE_ATOMS if k in by_kind), None)
     if len(kinds & set(SCALE_ATOMS)) > 1:
         raise Unreadable("two scales")

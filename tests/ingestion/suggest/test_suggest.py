@@ -13,10 +13,12 @@ from typer.testing import CliRunner
 from ragspine.cli import app
 from ragspine.demo import lotus
 from ragspine.errors import UsageError
+from ragspine.ingestion.pipeline import ingest
 from ragspine.ingestion.suggest import suggest_profile
 from ragspine.profile.loader import load_profile
 from ragspine.profile.metric_nature import MetricNature
 from ragspine.profile.model import DomainProfile, MetricKind
+from ragspine.workspace import Workspace
 
 
 @pytest.fixture(scope="module")
@@ -274,3 +276,60 @@ def test_an_amount_is_drafted_a_flow_or_a_balance_when_its_name_or_its_table_tel
     }
     assert '# nature = "flow" or "balance": neither its name nor' in text
     assert "its name reads as a flow but its tables' columns as a balance" in text
+
+
+def test_a_figure_per_share_is_drafted_per_share_and_stored_in_units_of_its_currency(
+    tmp_path: Path,
+) -> None:
+    """Drafted as an amount, "(HK$)" with no scale took the usual millions: HK$1.25 per share
+    was stored as HK$1.25 million."""
+    folder = write_md(
+        tmp_path / "docs",
+        "results.md",
+        "# Wren Holdings results\n\n| | FY2025 | FY2024 |\n|---|---|---|\n"
+        "| Turnover (HK$ m) | 1,410 | 1,250 |\n| Basic earnings per share (HK$) | 1.25 | 1.18 |\n"
+        "| 每股股息（港元） | 0.42 | 0.40 |\n",
+    )
+    text, _ = suggest_profile([folder])
+    draft = DomainProfile.model_validate(tomllib.loads(text))
+    kinds = {m.name_en or m.name_zh: m.kind for m in draft.metrics}
+    assert kinds == {
+        "Turnover": MetricKind.AMOUNT,
+        "Basic earnings per share": MetricKind.PER_SHARE,
+        "每股股息": MetricKind.PER_SHARE,
+    }
+    workspace = Workspace.create(tmp_path / "ws")
+    (tmp_path / "ws" / "profile.toml").write_text(text, encoding="utf-8")
+    with workspace.fact_store() as store:
+        ingest([folder], store, workspace.profile())
+        stored = {(f.period, f.value, f.unit) for f in store.list_facts()}
+    assert stored == {
+        ("2025", 1410.0, "HKD_M"),
+        ("2024", 1250.0, "HKD_M"),
+        ("2025", 1.25, "HKD_PS"),
+        ("2024", 1.18, "HKD_PS"),
+        ("2025", 0.42, "HKD_PS"),
+        ("2024", 0.4, "HKD_PS"),
+    }
+
+
+def test_a_figure_in_cents_goes_to_review_never_to_a_whole_currency(tmp_path: Path) -> None:
+    """38.5 HK cents is HK$0.385: read as HK$ it would be a hundred times too much."""
+    folder = write_md(
+        tmp_path / "docs",
+        "dividends.md",
+        "# Wren Holdings dividends\n\n| | FY2025 |\n|---|---|\n"
+        "| Basic earnings per share (HK$) | 1.25 |\n| Dividend per share (HK cents) | 38.5 |\n"
+        "| 每股股息（港仙） | 38.5 |\n",
+    )
+    workspace = Workspace.create(tmp_path / "ws")
+    (tmp_path / "ws" / "profile.toml").write_text(suggest_profile([folder])[0], encoding="utf-8")
+    with workspace.fact_store() as store:
+        ingest([folder], store, workspace.profile())
+        stored = {(f.value, f.unit) for f in store.list_facts()}
+        review = {(r.locator, r.reason) for r in store.list_review()}
+    assert stored == {(1.25, "HKD_PS")}
+    assert review == {
+        ("section=1,table=1,row=3,col=1", "unit_unknown"),
+        ("section=1,table=1,row=4,col=1", "unit_unknown"),
+    }

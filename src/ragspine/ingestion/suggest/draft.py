@@ -10,6 +10,7 @@ name another proposal already uses is left out with a note, so the draft always 
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -275,7 +276,19 @@ def _add_line(line: Line, metrics: _Names, taken: set[str]) -> list[str]:
     ]
 
 
+# A figure per share ("Basic earnings per share (HK$)", "每股股息") is written in units of its
+# currency: read as an amount it would take the table's or the usual scale (HK$1.25 million).
+_PER_SHARE = re.compile(r"\bper\s+(?:[a-z]+\s+)?share\b|\b(?:EPS|DPS)\b|每股", re.IGNORECASE)
+
+
 def _line_kind(line: Line) -> tuple[MetricKind, str | None]:
+    kind, currency = _marked_kind(line)
+    if kind in (MetricKind.AMOUNT, MetricKind.COUNT) and _PER_SHARE.search(line.parts.name):
+        return MetricKind.PER_SHARE, currency
+    return kind, currency
+
+
+def _marked_kind(line: Line) -> tuple[MetricKind, str | None]:
     own, table = line.parts.marker, line.table_marker
     if own is not None and (own.kind or own.currency):
         return _marker_kind(own)
