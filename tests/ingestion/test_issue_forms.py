@@ -149,8 +149,7 @@ FORMS: tuple[Form, ...] = (
         "whole yuan in a statement (Chinese)",
         ("ACME香港", "单位：人民币元"),
         (("", "2024年"), ("收入", "950,000,000")),
-        frozenset(),
-        ("unit_unknown",),
+        one("REVENUE", HK, "FY2024", 950, "CNY_M"),
     ),
     Form(
         "a currency in a cell (Chinese)",

@@ -62,6 +62,10 @@ def reasons(mapped: TableMapping) -> set[ReviewReason]:
         ("Hong Kong (in millions)", [], "Revenue", "HK$ 950", 950.0, "HKD_M"),
         ("Hong Kong", [], "Revenue", "3.5bn", 3500.0, "USD_M"),
         ("Hong Kong", [], "收入", "8,800万元", 88.0, "CNY_M"),
+        # 元 with no 万, 百万 or 亿 before it states whole units as plainly as "millions" would
+        ("Hong Kong", ["单位：人民币元"], "收入", "452,300,000", 452.3, "CNY_M"),
+        ("Hong Kong", ["单位：元"], "收入", "1,250,000", 1.25, "CNY_M"),
+        ("Hong Kong", [], "收入（港元）", "950,000,000", 950.0, "HKD_M"),
         ("Hong Kong (US$m)", [], "Revenue", "US$ 1.2bn", 1200.0, "USD_M"),
         ("Hong Kong (in millions)", [], "Revenue", "£40", 40.0, "GBP_M"),
         ("Hong Kong", [], "Agent count ('000)", "12", 12000.0, "COUNT"),
@@ -102,7 +106,6 @@ def test_each_marker_sets_the_currency_and_scale_it_states(
         ("Hong Kong", "Revenue", "HK$ 950", ReviewReason.UNIT_UNKNOWN),
         ("Hong Kong (US$)", "Revenue", "950,000,000", ReviewReason.UNIT_UNKNOWN),
         ("Hong Kong", "Revenue (HK$)", "950,000,000", ReviewReason.UNIT_UNKNOWN),
-        ("Hong Kong 单位：人民币元", "收入", "950,000,000", ReviewReason.UNIT_UNKNOWN),
     ],
 )
 def test_a_marker_that_does_not_fit_sends_the_value_to_review(
@@ -258,3 +261,39 @@ def test_an_unknown_cell_token_sends_the_value_to_review(form: str, written: int
     mapped = map_table(grid([["", "FY2024"], ["Revenue", form.format(written)]]), acme_glossary())
     assert mapped.facts == []
     assert reasons(mapped) == {ReviewReason.UNREADABLE}
+
+
+@pytest.mark.parametrize(
+    ("unit", "expected"),
+    [("USD_E0", (950.0, "USD_M")), ("USD_M", None)],
+)
+def test_a_currency_without_a_scale_is_read_in_units_only_when_the_profile_says_units(
+    unit: str, expected: tuple[float, str] | None
+) -> None:
+    # "(US$)" over 950,000,000: a profile that keeps this metric in whole dollars has said which;
+    # one that keeps it in millions has not, and the value goes to review.
+    from ragspine.ingestion.labels import LabelReading
+    from ragspine.ingestion.numbers import ParsedNumber
+    from ragspine.ingestion.table_units import UnitProblem, resolve_unit
+    from ragspine.ingestion.unit_words import Marker
+    from ragspine.units import UnitKind
+    from tests.profiles import acme
+
+    revenue = acme().metric("REVENUE")
+    assert revenue is not None
+    metric = revenue.model_copy(update={"unit": unit})
+    table = Marker(UnitKind.AMOUNT, "USD", None, "(US$)")
+    got = resolve_unit(
+        ParsedNumber(950_000_000.0),
+        LabelReading("Revenue"),
+        LabelReading("FY2024"),
+        table,
+        metric,
+        "USD",
+    )
+    if expected is None:
+        assert isinstance(got, UnitProblem) and got.reason is ReviewReason.UNIT_UNKNOWN
+    else:
+        assert not isinstance(got, UnitProblem)
+        resolved, value = got
+        assert (value, resolved.code) == expected

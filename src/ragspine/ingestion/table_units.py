@@ -29,6 +29,8 @@ from ragspine.profile.model import MetricDef, MetricKind
 from ragspine.units import CANONICAL_SCALE, PERCENT, Unit, UnitKind, amount
 
 _SCIENTIFIC = re.compile(r"^-?\d(?:\.\d+)?E[+-]?\d+$", re.IGNORECASE)
+# The character of 元, 港元, 美元: with no 万, 百万 or 亿 before it, the currency in whole units.
+_YUAN = re.compile("[元圆圓]")
 
 
 @dataclass(frozen=True)
@@ -135,9 +137,14 @@ def resolve_unit(
         if own_scale != 0:
             return _mismatch(metric, nearest)
         return Unit(UnitKind.PER_SHARE, currency), parsed.value
-    if scale is None and currencies:
-        # "(US$)", "单位：人民币元", a "2025 HK$" header: a statement in whole units and a deck
-        # that left out its "m" read alike; the profile's millions would only be a guess.
+    if scale is None and currencies and default.scale != 0:
+        if any(_YUAN.search(m.text) for m in stated):
+            # "单位：人民币元", "（港元）": 元 with no 万, 百万 or 亿 before it is the currency's
+            # own unit, stated as plainly as "millions" would be.
+            return amount(currency), exact(parsed.value, -CANONICAL_SCALE)
+        # "(US$)", a "2025 HK$" header: a statement in whole units and a deck that left out
+        # its "m" read alike; the profile's millions would only be a guess. (A profile whose
+        # unit for the metric is the whole currency already says which.)
         said = next(m.text for m in stated if m.currency)
         return UnitProblem(
             ReviewReason.UNIT_UNKNOWN,
