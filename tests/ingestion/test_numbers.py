@@ -15,6 +15,10 @@ from ragspine.units import UnitKind
     [
         ("1,320", 1320.0, False, False),
         ("(45)", -45.0, False, False),
+        # the parentheses of a negative close before its unit in many reports
+        ("(3.0)%", -3.0, True, False),
+        ("(3.0) %", -3.0, True, False),
+        ("（3.0）%", -3.0, True, False),
         ("-12.5", -12.5, False, False),
         ("55.2%", 55.2, True, False),
         ("１３２０", 1320.0, False, False),
@@ -35,7 +39,9 @@ def test_numbers_are_read_like_a_reader_would(
     assert (parsed.value, parsed.percent, parsed.approximate) == (value, percent, approximate)
 
 
-@pytest.mark.parametrize("text", ["", "—", "-", "n/a", "N/A", "abc", "1,32", "12.3.4", "收入"])
+@pytest.mark.parametrize(
+    "text", ["", "—", "-", "n/a", "N/A", "abc", "1,32", "12.3.4", "收入", "(3.0)x", "(a)%", "(1) 2"]
+)
 def test_non_numbers_are_none(text: str) -> None:
     assert parse_number(text) is None
 

@@ -64,6 +64,11 @@ def parse_number(text: str, reporting_currency: str | None = None) -> ParsedNumb
     negative = False
     if raw.startswith("(") and raw.endswith(")"):
         negative, raw = True, raw[1:-1].strip()
+    elif raw.startswith("(") and ")" in raw:
+        # "(3.0)%", "(12)m": the parentheses close before the unit, which must still read as one
+        inside, _, after = raw[1:].rpartition(")")
+        if after.strip() and not any(c.isdigit() for c in after):
+            negative, raw = True, inside.strip() + after
     if raw[:1] in "-−":
         negative, raw = not negative, raw[1:].strip()
     found = _NUMBER.search(raw)
