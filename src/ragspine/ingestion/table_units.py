@@ -142,7 +142,7 @@ def resolve_unit(
             # "单位：人民币元", "（港元）": 元 with no 万, 百万 or 亿 before it is the currency's
             # own unit, stated as plainly as "millions" would be.
             return amount(currency), exact(parsed.value, -CANONICAL_SCALE)
-        # "(US$)", a "2025 HK$" header: a statement in whole units and a deck that left out
+        # "(US$)", a "2025 A$" header: a statement in whole units and a deck that left out
         # its "m" read alike; the profile's millions would only be a guess. (A profile whose
         # unit for the metric is the whole currency already says which.)
         said = next(m.text for m in stated if m.currency)

@@ -98,7 +98,7 @@ _PERCENTS = {
 # South Asian scale words: unit-like, so a table declaring them goes to review, never to a
 # default scale.
 _UNREAD_SCALES = ("lakh", "lakhs", "lac", "lacs", "crore", "crores")
-# A currency's hundredth ("HK cents", "港仙", "US¢"): a dividend of 38.5 cents is 0.385 of the
+# A currency's hundredth ("US cents", "港仙", "US¢"): a dividend of 38.5 cents is 0.385 of the
 # currency, so the words are unit-like too, never read as the currency itself.
 _SUBUNITS = ("cent", "cents", "¢", "pence", "penny", "港仙", "美分")
 _COUNTS = ("人", "名", "个", "個", "家", "户", "戶", "股", "persons", "people", "number", "shares")

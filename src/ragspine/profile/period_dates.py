@@ -191,6 +191,10 @@ def _sub_period(m: Groups) -> str:
     """The half or quarter a split-year rule names ("FY"; "Q3"; "H1"; 上半年; 第三季度)."""
     if m["q"] or m["h"]:
         return (m["q"] or m["h"]).upper()
+    if m["qn"]:
+        return f"Q{m['qn']}"
+    if m["hn"]:
+        return f"H{m['hn']}"
     if m["hz"]:
         return "H1" if m["hz"] == "上" else "H2"
     if m["qz"]:
@@ -203,11 +207,12 @@ def _sub_period(m: Groups) -> str:
 
 
 _SUB_BEFORE = (
-    rf"(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12]))\s*(?:of\s+)?"
+    rf"(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12])|(?P<qn>[1-4])\s*Q|(?P<hn>[12])\s*H)\s*(?:of\s+)?"
     rf"|(?:the\s+)?(?:(?P<qo>{_ORD_Q})\s+quarter|(?P<ho>{_ORD_H})\s+half)\s+(?:of\s+)?"
 )
 _SUB_AFTER = (
-    r"\s*(?:的)?\s*(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12])|(?P<hz>[上下])半年度?"
+    r"\s*(?:的)?\s*(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12])|(?P<qn>[1-4])Q|(?P<hn>[12])H"
+    r"|(?P<hz>[上下])半年度?"
     r"|第?\s*(?P<qz>[一二三四1-4])\s*季度)(?![A-Za-z0-9])"
 )
 

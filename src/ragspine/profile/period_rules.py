@@ -240,13 +240,23 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
         rf"{_B}[Hh](?P<h>[12])\s*(?:of\s+)?(?:FY|'|’)?\s*(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: shared_period(_year(m["y"]), f"H{m['h']}"),
     ),
+    # "3Q25", "1H 2025", "1H FY2025", "3QFY25": the count before its letter
     (
-        rf"(?<![\dA-Za-z])(?P<q>[1-4])\s*Q\s*(?P<y>{_YEAR})(?![\d])",
+        rf"(?<![\dA-Za-z])(?P<q>[1-4])\s*Q\s*(?:FY\s*)?(?:'|’)?(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: shared_period(_year(m["y"]), f"Q{m['q']}"),
     ),
     (
-        rf"(?<![\dA-Za-z])(?P<h>[12])\s*H\s*(?P<y>{_YEAR})(?![\d])",
+        rf"(?<![\dA-Za-z])(?P<h>[12])\s*H\s*(?:FY\s*)?(?:'|’)?(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: shared_period(_year(m["y"]), f"H{m['h']}"),
+    ),
+    # "FY2025 1H", "FY25 3Q", "2025 1H": the year first
+    (
+        rf"{_B}(?:FY\s*(?:'|’)?(?P<y>{_YEAR})|(?P<y4>{_YEAR4}))\s*(?P<q>[1-4])\s*Q{_E}",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y4"]), f"Q{m['q']}"),
+    ),
+    (
+        rf"{_B}(?:FY\s*(?:'|’)?(?P<y>{_YEAR})|(?P<y4>{_YEAR4}))\s*(?P<h>[12])\s*H{_E}",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y4"]), f"H{m['h']}"),
     ),
     # --- whole fiscal years
     (

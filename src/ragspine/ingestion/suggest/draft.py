@@ -276,8 +276,8 @@ def _add_line(line: Line, metrics: _Names, taken: set[str]) -> list[str]:
     ]
 
 
-# A figure per share ("Basic earnings per share (HK$)", "每股股息") is written in units of its
-# currency: read as an amount it would take the table's or the usual scale (HK$1.25 million).
+# A figure per share ("Basic earnings per share (A$)", "每股股息") is written in units of its
+# currency: read as an amount it would take the table's or the usual scale (A$1.25 million).
 _PER_SHARE = re.compile(r"\bper\s+(?:[a-z]+\s+)?share\b|\b(?:EPS|DPS)\b|每股", re.IGNORECASE)
 
 
