@@ -71,6 +71,8 @@ _ORD_Q = alternation(list(ORDINAL_EN))
 # "fiscal 2025", "fiscal year 2025", "FY 2025" after an English quarter or half.
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|FY\s*)"
 _ORD_H = alternation([w for w, n in ORDINAL_EN.items() if n <= 2])
+# A year beside an English quarter or half: "2025", "fiscal 2025", "FY2025", "FY25", "FY'25".
+_FY_YEAR = rf"(?:{_FISCAL}(?:'|’)?(?P<y2>\d\d)(?!\d)|(?:{_FISCAL})?(?P<y>{_YEAR4}))"
 
 
 class RuleMatch:
@@ -200,21 +202,21 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
     *PART_YEAR_RULES,
     # --- absolute year + sub-period
     (
-        rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})[\s-]+quarter(?:\s+of\s+|\s*,\s*|\s+)(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
-        lambda m, d, c: shared_period(int(m["y"]), _q_en(m["q"])),
+        rf"{_B}(?:the\s+)?(?P<q>{_ORD_Q})[\s-]+quarter(?:\s+of\s+|\s*,\s*|\s+){_FY_YEAR}(?![\d])",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y2"]), _q_en(m["q"])),
     ),
     (
-        rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})[\s-]+half(?:\s+of\s+|\s*,\s*|\s+)(?:{_FISCAL})?(?P<y>{_YEAR4})(?![\d])",
-        lambda m, d, c: shared_period(int(m["y"]), _half_en(m["h"])),
+        rf"{_B}(?:the\s+)?(?P<h>{_ORD_H})[\s-]+half(?:\s+of\s+|\s*,\s*|\s+){_FY_YEAR}(?![\d])",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y2"]), _half_en(m["h"])),
     ),
     # "2025 first quarter", "2024 second-half": the year written first.
     (
-        rf"{_B}(?:{_FISCAL})?(?P<y>{_YEAR4})(?:'s)?\s+(?:the\s+)?(?P<q>{_ORD_Q})[\s-]+quarter{_E}",
-        lambda m, d, c: shared_period(int(m["y"]), _q_en(m["q"])),
+        rf"{_B}{_FY_YEAR}(?:'s)?\s+(?:the\s+)?(?P<q>{_ORD_Q})[\s-]+quarter{_E}",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y2"]), _q_en(m["q"])),
     ),
     (
-        rf"{_B}(?:{_FISCAL})?(?P<y>{_YEAR4})(?:'s)?\s+(?:the\s+)?(?P<h>{_ORD_H})[\s-]+half{_E}",
-        lambda m, d, c: shared_period(int(m["y"]), _half_en(m["h"])),
+        rf"{_B}{_FY_YEAR}(?:'s)?\s+(?:the\s+)?(?P<h>{_ORD_H})[\s-]+half{_E}",
+        lambda m, d, c: shared_period(_year(m["y"] or m["y2"]), _half_en(m["h"])),
     ),
     (
         rf"{_NOT_BEFORE}(?:FY\s*)?(?P<y>{_YEAR_ZH})\s*{_YEAR_WORD_ZH}\s*(?:的)?\s*(?:第\s*)?(?P<q>[一二三四1-4])\s*季度",
@@ -248,6 +250,19 @@ _ABSOLUTE: list[tuple[str, Resolver]] = [
     (
         rf"(?<![\dA-Za-z])(?P<h>[12])\s*H\s*(?:FY\s*)?(?:'|’)?(?P<y>{_YEAR})(?![\d])",
         lambda m, d, c: shared_period(_year(m["y"]), f"H{m['h']}"),
+    ),
+    # "FY25 H1", "FY25Q3", "2025-Q3", "Q3/2025", "Q3-25": a letter and its count beside a year
+    (
+        rf"{_B}FY\s*(?:'|’)?(?P<y>{_YEAR})\s*[-/]?\s*(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12])){_E}",
+        lambda m, d, c: shared_period(_year(m["y"]), (m["q"] or m["h"]).upper()),
+    ),
+    (
+        rf"{_B}(?P<y>{_YEAR4})\s*[-/]\s*(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12])){_E}",
+        lambda m, d, c: shared_period(int(m["y"]), (m["q"] or m["h"]).upper()),
+    ),
+    (
+        rf"{_B}(?:(?P<q>[Qq][1-4])|(?P<h>[Hh][12]))\s*[-/]\s*(?P<y>{_YEAR})(?![\d/.-])",
+        lambda m, d, c: shared_period(_year(m["y"]), (m["q"] or m["h"]).upper()),
     ),
     # "FY2025 1H", "FY25 3Q", "2025 1H": the year first
     (

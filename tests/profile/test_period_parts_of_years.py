@@ -1,4 +1,4 @@
-"""Halves and quarters written count first ("1H", "3Q") beside a fiscal-year label.
+"""Halves and quarters beside a fiscal-year label, in the forms decks write them.
 
 "1H FY2025" used to be read as FY2025 — the full year's figure for a question about a half —
 because only "H1 FY2025" and "1H 2025" were rules. Expected periods are written by hand.
@@ -27,9 +27,19 @@ from ragspine.profile.periods import Period, find_periods
         ("1H FY2025/26", 3, Period(2026, "H1")),
         ("3Q FY2024/25", 3, Period(2025, "Q3")),
         ("FY2025/26 2H", 3, Period(2026, "H2")),
+        # a two-digit fiscal year, a dash or a slash beside the letter and its count
+        ("first half FY25", 12, Period(2025, "H1")),
+        ("3rd quarter of FY25", 12, Period(2025, "Q3")),
+        ("FY25 first half", 12, Period(2025, "H1")),
+        ("FY25 H1", 12, Period(2025, "H1")),
+        ("FY25Q3", 12, Period(2025, "Q3")),
+        ("FY25-H2", 12, Period(2025, "H2")),
+        ("2025-Q3", 12, Period(2025, "Q3")),
+        ("Q3/2025", 12, Period(2025, "Q3")),
+        ("Q3-25", 12, Period(2025, "Q3")),
     ],
 )
-def test_a_count_first_half_or_quarter_with_a_fiscal_year_is_that_part(
+def test_a_half_or_quarter_beside_a_fiscal_year_is_that_part(
     text: str, year_end: int, period: Period
 ) -> None:
     found = find_periods(f"revenue in {text}", calendar=FiscalCalendar(year_end))
