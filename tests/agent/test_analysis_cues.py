@@ -72,6 +72,10 @@ def test_a_ranking_covers_the_units_of_one_level(
         ("FY2022至FY2024累计收入", AnalysisOp.CUMULATIVE),
         ("How much did revenue grow from FY2023 to FY2026?", AnalysisOp.SPAN),
         ("从2025年到2023年香港收入变化多少", AnalysisOp.SPAN),
+        # Found by a probe: a sum word over listed years was answered with their change.
+        ("集团2023年和2024年营运利润之和", AnalysisOp.CUMULATIVE),
+        ("香港2024年和2025年收入加起来", AnalysisOp.CUMULATIVE),
+        ("HK revenue in 2024 plus 2025", AnalysisOp.CUMULATIVE),
     ],
 )
 def test_computations_over_periods_keep_the_entity_asked(question: str, op: AnalysisOp) -> None:
@@ -132,6 +136,7 @@ def test_an_exclusion_in_a_flat_profile_has_no_population() -> None:
         "Hong Kong NBV margin FY2024 per cent",
         "What is NBV?",
         "revenue FY2023 to FY2025",
+        "HK revenue 2024 and 2025 together with net profit",  # one more thing listed, no sum
     ],
 )
 def test_plain_questions_read_no_computation(question: str) -> None:

@@ -167,6 +167,15 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
     return AliasMatcher(entries)
 
 
+def _sum_word(text: str, hits: Sequence[AliasHit]) -> bool:
+    """Whether a sum word asks for a sum: "together with Macau" only lists one more thing."""
+    listing = ("together", "with")
+    return any(
+        hit.kind == SUM and (hit.code, text[hit.end :].split()[:1]) != (listing[0], [listing[1]])
+        for hit in hits
+    )
+
+
 def read_analysis(
     text: str,
     hits: Sequence[AliasHit],
@@ -208,6 +217,11 @@ def read_analysis(
     # "total sales from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
+        return Analysis(AnalysisOp.CUMULATIVE)
+    # "2023年和2024年营运利润之和", "revenue in 2024 plus 2025": a sum word over the years of
+    # one unit is their cumulative total, as "sum of" is (over several units it is theirs)
+    one_unit = len(entities) <= 1 and not (groups or excluded or ranked or growth)
+    if several_periods and one_unit and _sum_word(text, hits) and not difference_asked(kinds):
         return Analysis(AnalysisOp.CUMULATIVE)
     # "<甲单位>与<乙单位>的<指标>合计": the sum of the units named; with "vs" too, asked
     # which is meant
