@@ -26,6 +26,10 @@ def parse(question: str) -> ParsedIntent:
         "除香港以外的FY2024收入是多少",
         "不包括香港的FY2024收入",
         "FY2024 revenue of all regions other than Hong Kong",
+        # Found by a probe: each was answered with Hong Kong's own figure.
+        "香港以外的FY2024收入",
+        "FY2024 revenue outside of Hong Kong",
+        "non-HK revenue FY2024",
     ],
 )
 def test_an_exclusion_leaves_the_unit_out_of_its_siblings(question: str) -> None:
@@ -114,6 +118,16 @@ def test_a_cue_nothing_computes_is_kept_as_unsupported(question: str, word: str)
     assert word in intent.analysis.unsupported
 
 
+@pytest.mark.parametrize(
+    "question", ["香港和澳门以外的FY2024收入", "FY2024 revenue outside Hong Kong and Macau"]
+)
+def test_a_closer_after_units_leaves_every_unit_of_the_list_out(question: str) -> None:
+    intent = parse(question)
+    assert intent.analysis is not None and intent.analysis.op is AnalysisOp.EXCLUDE
+    assert intent.analysis.excluded == ("ACME_HK", "ACME_MO")
+    assert intent.analysis.population == ("ACME_CN",)
+
+
 def test_an_exclusion_in_a_flat_profile_has_no_population() -> None:
     profile = initech()
     other = profile.entities[1]
@@ -137,6 +151,8 @@ def test_an_exclusion_in_a_flat_profile_has_no_population() -> None:
         "What is NBV?",
         "revenue FY2023 to FY2025",
         "HK revenue 2024 and 2025 together with net profit",  # one more thing listed, no sum
+        "HK revenue from outside sources FY2024",  # no unit after "outside"
+        "香港以外币计的FY2024收入",  # "in a foreign currency", no closer
     ],
 )
 def test_plain_questions_read_no_computation(question: str) -> None:

@@ -27,6 +27,7 @@ from ragspine.agent.analysis_pair import (
     sum_or_difference,
 )
 from ragspine.agent.analysis_total import TOTAL
+from ragspine.agent.analysis_wording import joined, opened_by_units
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
 from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
@@ -60,6 +61,7 @@ EXCLUDE_EN = (
     "aside from",
     "without",
     "but not",
+    *(OUTSIDE_EN := ("outside", "outside of", "non")),
 )
 # What closes "除X以外": read so the words are not taken for a name.
 CLOSE_ZH = ("以外", "之外", "外")
@@ -196,6 +198,7 @@ def read_analysis(
     if too_fine:
         return Analysis(AnalysisOp.UNSUPPORTED, unsupported=too_fine)
     hits = [hit for hit in hits if hit.kind != PER_PERIOD]
+    hits += opened_by_units(text, hits, terms)
     kinds = {hit.kind for hit in hits}
     if not kinds - {"close", "from"} and ("from" not in kinds or len(periods) < 2):
         return None
@@ -347,28 +350,23 @@ def _excluded(
             continue
         following = [t for t in terms if t.start >= hit.end and _adjacent(text, hit.end, t.start)]
         if not following or following[0].kind != ENTITY:
+            if hit.code in OUTSIDE_EN:  # "outside sources", "non-life": no unit left out
+                continue
             what = following[0].text if following and following[0].kind == CHANNEL else ""
             dangling.append(f"{hit.text} {what}".strip())
             continue
         chain = following[0]
         excluded.append(chain.code)
         for term in terms:  # "excluding X and Y", "除X和Y以外"
-            if term.start > chain.end and term.kind == ENTITY and _joined(text, chain.end, term):
+            if term.start > chain.end and term.kind == ENTITY and joined(text, chain.end, term):
                 excluded.append(term.code)
                 chain = term
     return tuple(dict.fromkeys(excluded)), tuple(dangling)
 
 
-_JOINERS = frozenset({"", "and", "or", "&", ",", "、", "和", "及", "与", "或", "the", "以及"})
-
-
 def _adjacent(text: str, end: int, start: int) -> bool:
     gap = text[end:start].strip().strip("-").strip().casefold()  # "ex-X" names X too
     return gap in ("", "the", "of", "the entity")
-
-
-def _joined(text: str, end: int, term: AliasHit) -> bool:
-    return text[end : term.start].strip().casefold().strip(",") in _JOINERS
 
 
 def _population(
