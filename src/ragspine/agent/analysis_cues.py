@@ -170,7 +170,7 @@ def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
 
 
 def _sum_word(text: str, hits: Sequence[AliasHit]) -> bool:
-    """Whether a sum word asks for a sum: "together with Macau" only lists one more thing."""
+    """Whether a sum word asks for a sum: "together with X" only lists one more thing."""
     listing = ("together", "with")
     return any(
         hit.kind == SUM and (hit.code, text[hit.end :].split()[:1]) != (listing[0], [listing[1]])
@@ -221,7 +221,7 @@ def read_analysis(
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
         return Analysis(AnalysisOp.CUMULATIVE)
-    # "2023年和2024年营运利润之和", "revenue in 2024 plus 2025": a sum word over the years of
+    # "2023年和2024年利润之和", "sales in 2024 plus 2025": a sum word over the years of
     # one unit is their cumulative total, as "sum of" is (over several units it is theirs)
     one_unit = len(entities) <= 1 and not (groups or excluded or ranked or growth)
     if several_periods and one_unit and _sum_word(text, hits) and not difference_asked(kinds):

@@ -2,7 +2,7 @@
 
 ``agent.analysis_cues`` finds the cue words; these helpers settle the ones whose reading
 depends on their neighbours: a closer ("以外") no exclusion opens, or that a unit's name opens
-("香港以外的收入" is "除香港以外的收入"), the verb "mean" ("what does
+("东区以外的销售额" is "除东区以外的销售额"), the verb "mean" ("what does
 this ratio mean?") against the average ("the mean sales"), and "between FY2022 and FY2024"
 ("FY2022和FY2024之间"), every year of which an average or a cumulative total is over.
 """
@@ -16,7 +16,7 @@ from ragspine.profile.glossary import ENTITY
 from ragspine.profile.matching import AliasHit
 from ragspine.profile.periods import MAX_RANGE_YEARS, Period
 
-# Closers that leave out the unit named right before them even with no "除" ("香港以外的收入"):
+# Closers that leave out the unit named right before them even with no "除" ("东区以外的销售额"):
 # unlike "外" alone ("海外", "户外"), never a character of a name.
 CLOSE_ALONE = ("以外", "之外")
 # "以外汇计", "以外币计": "in a foreign currency", no closer.
@@ -48,7 +48,7 @@ def opened_by_units(
     text: str, hits: Sequence[AliasHit], terms: Sequence[AliasHit]
 ) -> list[AliasHit]:
     """An exclusion cue for each closer of ``CLOSE_ALONE`` right after a unit's name when no
-    cue opens one ("香港以外", "香港和澳门之外"): placed before the first unit of the list, as
+    cue opens one ("东区以外", "东区和西区之外"): placed before the first unit of the list, as
     "除" would be, so the units after it are read as left out. ``terms`` are the slot aliases."""
     if any(h.kind == "exclude" for h in hits):
         return []
