@@ -52,6 +52,13 @@ def test_an_exclusion_leaves_the_unit_out_of_its_siblings(question: str) -> None
         ("top three regions by revenue FY2024", True, 3, False),
         ("Which region grew revenue fastest in FY2025?", True, None, True),
         ("FY2025哪个地区收入增长最快", True, None, True),
+        # Found by a probe: the count beside a superlative was read as an unknown entity
+        # ("two"), and a growth asked of a named group as its total, the growth dropped.
+        ("lowest two regions by revenue in FY2023", False, 2, False),
+        ("the two lowest regions by revenue in FY2023", False, 2, False),
+        ("two highest regions by revenue FY2025", True, 2, False),
+        ("Which region's net profit fell in FY2022?", True, None, True),
+        ("各地区FY2025收入增长多少", True, None, True),
     ],
 )
 def test_a_ranking_covers_the_units_of_one_level(
@@ -116,6 +123,21 @@ def test_a_cue_nothing_computes_is_kept_as_unsupported(question: str, word: str)
     assert intent.analysis is not None
     assert intent.analysis.op is AnalysisOp.UNSUPPORTED
     assert word in intent.analysis.unsupported
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who grew NBV faster in FY2024, Hong Kong or Mainland China?",
+        "FY2024香港和内地谁的新业务价值增长更快",
+    ],
+)
+def test_which_of_two_units_grew_faster_ranks_them_by_growth(question: str) -> None:
+    """Found by a probe: answered with the difference of the two levels, the growth dropped."""
+    intent = parse(question)
+    assert intent.analysis is not None and intent.analysis.op is AnalysisOp.RANK
+    assert intent.analysis.by_growth
+    assert set(intent.analysis.population) == {"ACME_HK", "ACME_CN"}
 
 
 @pytest.mark.parametrize(

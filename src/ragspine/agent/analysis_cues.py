@@ -26,6 +26,7 @@ from ragspine.agent.analysis_pair import (
     sum_asked,
     sum_or_difference,
 )
+from ragspine.agent.analysis_top import top_entries
 from ragspine.agent.analysis_total import TOTAL
 from ragspine.agent.analysis_wording import joined, opened_by_units
 from ragspine.agent.filler_words import STOPWORDS_EN
@@ -43,8 +44,21 @@ LOW_ZH = ("最低", "最小", "最少", "最差", "最弱", "垫底")
 LOW_EN = ("lowest", "smallest", "least", "bottom", "worst", "weakest")
 RANK_ZH = ("排名", "排序", "排行", "名次")
 RANK_EN = ("rank", "ranks", "ranked", "ranking", "rankings")
-FASTEST_ZH = ("增长最快", "增速最快", "增幅最大", "增长最多", "增长最高")
-FASTEST_EN = ("fastest-growing", "fastest growing", "grew fastest", "grew the most", "fastest")
+FASTEST_ZH = ("增长最快", "增速最快", "增幅最大", "增长最多", "增长最高", "增长更快", "增速更快")
+FASTEST_EN = (
+    "fastest-growing",
+    "fastest growing",
+    "grew fastest",
+    "grew the most",
+    "fastest",
+    # between named units: "who grew faster, A or B?"
+    "faster-growing",
+    "faster growing",
+    "grew faster",
+    "grow faster",
+    "growing faster",
+    "faster",
+)
 EXCLUDE_ZH = ("除", "除了", "不包括", "不包含", "不含", "剔除", "扣除", "不计")
 EXCLUDE_EN = (
     "excluding",
@@ -115,28 +129,6 @@ UNSUPPORTED_EN = (
     "standard deviation",
 )
 
-_NUMERALS_ZH = "一二三四五六七八九十"
-_TOP_MAX = 10
-
-
-def _top_entries() -> list[AliasEntry]:
-    """ "top 3", "bottom two", "前3名", "后两名": a count of units to show."""
-    words = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    found = []
-    for n in range(1, _TOP_MAX + 1):
-        zh = [str(n), _NUMERALS_ZH[n - 1], *(("两",) if n == 2 else ())]
-        for head, kind in (("top", "top"), ("bottom", "bottom")):
-            for count in (str(n), words[n - 1]):
-                found += [AliasEntry(f"{head} {count}", kind, str(n))]
-                found += [AliasEntry(f"{head}{count}", kind, str(n))] if count.isdigit() else []
-        for count in zh:
-            for tail in ("名", "大", "个", "位", *(("",) if count.isdigit() else ())):
-                found.append(AliasEntry(f"前{count}{tail}", "top", str(n)))
-            for tail in ("名", "位"):
-                found.append(AliasEntry(f"后{count}{tail}", "bottom", str(n)))
-    return found
-
-
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("high", HIGH_ZH + HIGH_EN),
     ("low", LOW_ZH + LOW_EN),
@@ -161,7 +153,7 @@ CUE_WORDS: tuple[str, ...] = tuple(word for _, words in _CUES for word in words)
 def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
     """Every analyst cue, and the profile's named groups (kind ``group``, its code as the code)."""
     entries = [AliasEntry(word, kind, word) for kind, words in _CUES for word in words]
-    entries += _top_entries()
+    entries += top_entries()
     entries += [AliasEntry(word, PER_PERIOD, unit) for word, unit in breakdown_cues()]
     for group in profile.groups:
         names = {group.name_zh, group.name_en, *group.aliases} - {""}
@@ -258,6 +250,10 @@ def read_analysis(
         )
     if "average" in kinds:
         return Analysis(AnalysisOp.AVERAGE, population, whole, excluded)
+    if growth and groups and not excluded and len(periods) <= 1:
+        # "which branch grew sales", "各部门销售额增长多少": each unit's change over the year
+        # before, in order; a total would drop the growth asked
+        return Analysis(AnalysisOp.RANK, population, whole, by_growth=True)
     op = AnalysisOp.EXCLUDE if excluded else AnalysisOp.TOTAL
     return Analysis(op, population, whole, excluded)
 
