@@ -116,6 +116,10 @@ def test_from_a_to_b_keeps_the_order_asked() -> None:
         ("Hong Kong operating profit per policy FY2024", "per policy"),
         ("FY2024香港营运利润占集团的比例", "占集团的比例"),
         ("香港FY2024收入占集团百分比", "占集团百分比"),
+        # Found by a probe: the years asked to be ranked were answered with a ranking of the
+        # regions in the latest year.
+        ("哪一年香港收入最高", "哪一年"),
+        ("In which year was group ROE lowest?", "which year"),
     ],
 )
 def test_a_cue_nothing_computes_is_kept_as_unsupported(question: str, word: str) -> None:
@@ -174,6 +178,7 @@ def test_an_exclusion_in_a_flat_profile_has_no_population() -> None:
         "revenue FY2023 to FY2025",
         "HK revenue 2024 and 2025 together with net profit",  # one more thing listed, no sum
         "HK revenue from outside sources FY2024",  # no unit after "outside"
+        "What was Hong Kong revenue in the year?",  # "year" with no ranking asked
         "香港以外币计的FY2024收入",  # "in a foreign currency", no closer
     ],
 )

@@ -28,7 +28,7 @@ from ragspine.agent.analysis_pair import (
 )
 from ragspine.agent.analysis_top import top_entries
 from ragspine.agent.analysis_total import TOTAL
-from ragspine.agent.analysis_wording import joined, opened_by_units
+from ragspine.agent.analysis_wording import joined, opened_by_units, which_year
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
 from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
@@ -209,6 +209,8 @@ def read_analysis(
     if "cumulative" in kinds and several_periods and not groups:
         return Analysis(AnalysisOp.CUMULATIVE)
     ranked = kinds & {"high", "low", "rank", "fastest", "top", "bottom"}
+    if ranked and (years_asked := which_year(text)):
+        return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(years_asked,))
     # "total sales from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):

@@ -9,6 +9,7 @@ this ratio mean?") against the average ("the mean sales"), and "between FY2022 a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ragspine.agent.types import Analysis, AnalysisOp
@@ -42,6 +43,21 @@ def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]
         if (h.kind != "close" or h.code in CLOSE_ALONE or (opened is not None and h.start > opened))
         and not (h.text.casefold().endswith("mean") and _verb_mean(text, h))
     ]
+
+
+# "which year", "in what fiscal year", "哪一年", "哪个财年": the years themselves to be ranked.
+_WHICH_YEAR = re.compile(
+    r"(?<![A-Za-z])(?:which|what)\s+(?:(?:fiscal|financial)\s+)?years?(?![A-Za-z])"
+    r"|哪一?个?(?:年份|财年|年度|年)",
+    re.IGNORECASE,
+)
+
+
+def which_year(text: str) -> str:
+    """The words asking which year stands out ("哪一年销售额最高", "in which year was it lowest"),
+    "" when none: a ranking of years, which no computation here gives (units are ranked)."""
+    found = _WHICH_YEAR.search(text)
+    return found.group() if found is not None else ""
 
 
 def opened_by_units(
