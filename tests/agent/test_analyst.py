@@ -163,6 +163,23 @@ def test_average_cumulative_and_cagr_over_periods(tmp_path: Path) -> None:
     assert len(cagr.sources) == 2  # the two ends it is computed from
 
 
+def test_the_mean_of_a_percent_is_shown_to_its_two_decimals(tmp_path: Path) -> None:
+    """Found by a probe: the mean was rounded to one decimal, then shown as a percent with two,
+    so (11.8 + 12.6 + 13.5) / 3 = 12.633 read "12.60%"."""
+    years = [
+        fact("ROE", "ACME_GROUP", "FY", year, value, unit="PCT")
+        for year, value in (("2023", 11.8), ("2024", 12.6), ("2025", 13.5))
+    ]
+    over_years = ask(tmp_path / "years", "average group ROE from FY2023 to FY2025", years)
+    assert numbers(headline(over_years))[-1] == "12.63"
+    units = [
+        fact("NBV_MARGIN", entity, "FY", "2024", value, unit="PCT")
+        for entity, value in (("ACME_HK", 57.4), ("ACME_CN", 40.1), ("ACME_MO", 33.2))
+    ]
+    over_units = ask(tmp_path / "units", "各地区FY2024平均新业务价值利润率", units)
+    assert numbers(headline(over_units))[-1] == "43.57"  # 130.7 / 3
+
+
 def test_figures_in_different_currencies_are_not_summed(tmp_path: Path) -> None:
     facts = [f for f in regions() if f.entity != "ACME_MO"]
     facts.append(fact("REVENUE", "ACME_MO", "FY", "2024", MO, unit="EUR_M"))

@@ -53,6 +53,14 @@ def hk_revenue(*, without: str = "") -> list[Fact]:
         "HK revenue for the nine months ended 30 September 2025",
         "HK revenue YTD Q3 2025",
         "Hong Kong revenue Q1-Q3 2025",
+        # Found by a probe: each was answered with FY2025's full-year figure (or, for a month
+        # closing the run, with Q2-Q4), the months said being read as nothing.
+        "HK revenue nine months 2025",
+        "HK revenue 9 months of 2025",
+        "HK revenue 9M25",
+        "HK revenue for the nine months to September 2025",
+        "HK revenue 9 months ended September 2025",
+        "截至2025年9月止九个月香港收入",
     ],
 )
 def test_a_run_of_quarters_is_read_as_its_quarters_to_sum(question: str) -> None:

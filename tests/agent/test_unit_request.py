@@ -56,6 +56,14 @@ def shifted(value: float, power: int) -> str:
         ("澳门FY2024收入换算成几亿欧元", 8, "EUR"),
         ("澳门FY2024收入折合多少日元？", None, "JPY"),
         ("香港FY2024收入，单位：万元", 4, None),
+        # Found by a probe: written bare at the end, with no lead word, each was dropped
+        # silently (the figure answered in its reported currency and scale, nothing said).
+        ("Mainland China net profit 2024 hkd", None, "HKD"),
+        ("HK 2025 revenue HK$ bn", 9, "HKD"),
+        ("Hong Kong revenue FY2024, EUR", None, "EUR"),
+        ("HK revenue FY2025 bn?", 9, None),
+        ("香港2025年收入 港元", None, "HKD"),
+        ("香港2025年收入（亿港元）", 8, "HKD"),
     ],
 )
 def test_a_request_is_read_in_either_language(
@@ -74,6 +82,10 @@ def test_a_request_is_read_in_either_language(
         "香港FY2024收入以及营运利润",
         "香港FY2024按渠道的新业务价值",
         "What was the top line in FY2024?",
+        # A figure stated in the question, not a scale or currency asked for.
+        "Was Hong Kong revenue 3.1 bn in FY2025?",
+        "香港2025年收入是3105百万美元吗",
+        "Hong Kong revenue FY2025 dollars",  # a currency's name, not its code: may be a word
     ],
 )
 def test_no_request_where_none_is_made(question: str) -> None:

@@ -101,6 +101,12 @@ Q = [Period(2025, f"Q{n}") for n in (1, 2, 3, 4)]
         ("Q1-Q3 2025", Q[:3]),
         ("2025 Q2 to Q3", Q[1:3]),
         ("for the nine months ended 30 September 2025", Q[:3]),
+        ("nine months ended September 2025", Q[:3]),
+        ("the nine months to September 2025", Q[:3]),
+        ("截至2025年9月止九个月", Q[:3]),
+        ("nine months 2025", Q[:3]),
+        ("6 months of 2025", Q[:2]),
+        ("9M25", Q[:3]),
         ("去年前两个季度", Q[:2]),
     ],
 )
@@ -132,4 +138,11 @@ def test_a_part_of_a_year_follows_the_fiscal_calendar() -> None:
     assert quarters_of("2025年1-9月", REF, march) == ()
     assert quarters_of("nine months ended 31 December 2025", REF, march) == tuple(
         Period(2026, f"Q{n}") for n in (1, 2, 3)
+    )
+    # A month without its day closes the run itself, not the fiscal year holding it.
+    assert quarters_of("nine months to December 2025", REF, march) == tuple(
+        Period(2026, f"Q{n}") for n in (1, 2, 3)
+    )
+    assert quarters_of("six months ended September 2025", REF, march) == tuple(
+        Period(2026, f"Q{n}") for n in (1, 2)
     )

@@ -105,6 +105,15 @@ RELATIVE = [
     ("去年下半年", "2025H2", "2025H2"),
     ("前年第一季度", "2024Q1", "2024Q1"),
     ("今年Q2", "2026Q2", "2026Q2"),
+    # Found by a probe: "大前年" was read as its "前年" (FY2024), and "N years ago" as no
+    # period at all (the latest year assumed in its place).
+    ("大前年", "FY2023", "FY2023"),
+    ("两年前", "FY2024", "FY2024"),
+    ("3年前", "FY2023", "FY2023"),
+    ("a year ago", "FY2025", "FY2025"),
+    ("two years ago", "FY2024", "FY2024"),
+    ("3 fiscal years ago", "FY2023", "FY2023"),
+    ("H1 two years ago", "2024H1", "2024H1"),
 ]
 
 
@@ -407,3 +416,9 @@ def test_no_period_rule_begins_at_a_space(sample: str) -> None:
 
     begins_at_space = [a[:60] for a in alternatives() if re.match(a, sample, re.IGNORECASE)]
     assert begins_at_space == []
+
+
+@pytest.mark.parametrize("text", ["24年前三季度", "5年前9个月", "FY25年前三季度"])
+def test_a_year_before_the_first_months_of_it_is_no_count_of_years_ago(text: str) -> None:
+    """ "24年前三季度" is the first three quarters of (20)24, never "24 years ago"."""
+    assert all(match.period.year > 2019 for match in find_periods(text, REF))

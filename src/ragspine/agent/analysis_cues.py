@@ -26,7 +26,9 @@ from ragspine.agent.analysis_pair import (
     sum_asked,
     sum_or_difference,
 )
+from ragspine.agent.analysis_top import top_entries
 from ragspine.agent.analysis_total import TOTAL
+from ragspine.agent.analysis_wording import joined, opened_by_units, which_year
 from ragspine.agent.filler_words import STOPWORDS_EN
 from ragspine.agent.not_entities import vocabulary
 from ragspine.agent.period_breakdown import PER_PERIOD, breakdown_cues, finer_than_asked
@@ -42,8 +44,21 @@ LOW_ZH = ("最低", "最小", "最少", "最差", "最弱", "垫底")
 LOW_EN = ("lowest", "smallest", "least", "bottom", "worst", "weakest")
 RANK_ZH = ("排名", "排序", "排行", "名次")
 RANK_EN = ("rank", "ranks", "ranked", "ranking", "rankings")
-FASTEST_ZH = ("增长最快", "增速最快", "增幅最大", "增长最多", "增长最高")
-FASTEST_EN = ("fastest-growing", "fastest growing", "grew fastest", "grew the most", "fastest")
+FASTEST_ZH = ("增长最快", "增速最快", "增幅最大", "增长最多", "增长最高", "增长更快", "增速更快")
+FASTEST_EN = (
+    "fastest-growing",
+    "fastest growing",
+    "grew fastest",
+    "grew the most",
+    "fastest",
+    # between named units: "who grew faster, A or B?"
+    "faster-growing",
+    "faster growing",
+    "grew faster",
+    "grow faster",
+    "growing faster",
+    "faster",
+)
 EXCLUDE_ZH = ("除", "除了", "不包括", "不包含", "不含", "剔除", "扣除", "不计")
 EXCLUDE_EN = (
     "excluding",
@@ -60,6 +75,7 @@ EXCLUDE_EN = (
     "aside from",
     "without",
     "but not",
+    *(OUTSIDE_EN := ("outside", "outside of", "non")),
 )
 # What closes "除X以外": read so the words are not taken for a name.
 CLOSE_ZH = ("以外", "之外", "外")
@@ -113,28 +129,6 @@ UNSUPPORTED_EN = (
     "standard deviation",
 )
 
-_NUMERALS_ZH = "一二三四五六七八九十"
-_TOP_MAX = 10
-
-
-def _top_entries() -> list[AliasEntry]:
-    """ "top 3", "bottom two", "前3名", "后两名": a count of units to show."""
-    words = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-    found = []
-    for n in range(1, _TOP_MAX + 1):
-        zh = [str(n), _NUMERALS_ZH[n - 1], *(("两",) if n == 2 else ())]
-        for head, kind in (("top", "top"), ("bottom", "bottom")):
-            for count in (str(n), words[n - 1]):
-                found += [AliasEntry(f"{head} {count}", kind, str(n))]
-                found += [AliasEntry(f"{head}{count}", kind, str(n))] if count.isdigit() else []
-        for count in zh:
-            for tail in ("名", "大", "个", "位", *(("",) if count.isdigit() else ())):
-                found.append(AliasEntry(f"前{count}{tail}", "top", str(n)))
-            for tail in ("名", "位"):
-                found.append(AliasEntry(f"后{count}{tail}", "bottom", str(n)))
-    return found
-
-
 _CUES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("high", HIGH_ZH + HIGH_EN),
     ("low", LOW_ZH + LOW_EN),
@@ -159,12 +153,21 @@ CUE_WORDS: tuple[str, ...] = tuple(word for _, words in _CUES for word in words)
 def analyst_matcher(profile: DomainProfile) -> AliasMatcher:
     """Every analyst cue, and the profile's named groups (kind ``group``, its code as the code)."""
     entries = [AliasEntry(word, kind, word) for kind, words in _CUES for word in words]
-    entries += _top_entries()
+    entries += top_entries()
     entries += [AliasEntry(word, PER_PERIOD, unit) for word, unit in breakdown_cues()]
     for group in profile.groups:
         names = {group.name_zh, group.name_en, *group.aliases} - {""}
         entries += [AliasEntry(name, "group", group.code) for name in sorted(names)]
     return AliasMatcher(entries)
+
+
+def _sum_word(text: str, hits: Sequence[AliasHit]) -> bool:
+    """Whether a sum word asks for a sum: "together with X" only lists one more thing."""
+    listing = ("together", "with")
+    return any(
+        hit.kind == SUM and (hit.code, text[hit.end :].split()[:1]) != (listing[0], [listing[1]])
+        for hit in hits
+    )
 
 
 def read_analysis(
@@ -187,6 +190,7 @@ def read_analysis(
     if too_fine:
         return Analysis(AnalysisOp.UNSUPPORTED, unsupported=too_fine)
     hits = [hit for hit in hits if hit.kind != PER_PERIOD]
+    hits += opened_by_units(text, hits, terms)
     kinds = {hit.kind for hit in hits}
     if not kinds - {"close", "from"} and ("from" not in kinds or len(periods) < 2):
         return None
@@ -205,9 +209,16 @@ def read_analysis(
     if "cumulative" in kinds and several_periods and not groups:
         return Analysis(AnalysisOp.CUMULATIVE)
     ranked = kinds & {"high", "low", "rank", "fastest", "top", "bottom"}
+    if ranked and (years_asked := which_year(text)):
+        return Analysis(AnalysisOp.UNSUPPORTED, unsupported=(years_asked,))
     # "total sales from FY2022 to FY2024" (``agent.analysis_total``): the sum over the years,
     # unless a population ("of all regions") or another computation is asked
     if TOTAL in kinds and several_periods and not (groups or excluded or ranked or growth):
+        return Analysis(AnalysisOp.CUMULATIVE)
+    # "2023年和2024年利润之和", "sales in 2024 plus 2025": a sum word over the years of
+    # one unit is their cumulative total, as "sum of" is (over several units it is theirs)
+    one_unit = len(entities) <= 1 and not (groups or excluded or ranked or growth)
+    if several_periods and one_unit and _sum_word(text, hits) and not difference_asked(kinds):
         return Analysis(AnalysisOp.CUMULATIVE)
     # "<甲单位>与<乙单位>的<指标>合计": the sum of the units named; with "vs" too, asked
     # which is meant
@@ -241,6 +252,10 @@ def read_analysis(
         )
     if "average" in kinds:
         return Analysis(AnalysisOp.AVERAGE, population, whole, excluded)
+    if growth and groups and not excluded and len(periods) <= 1:
+        # "which branch grew sales", "各部门销售额增长多少": each unit's change over the year
+        # before, in order; a total would drop the growth asked
+        return Analysis(AnalysisOp.RANK, population, whole, by_growth=True)
     op = AnalysisOp.EXCLUDE if excluded else AnalysisOp.TOTAL
     return Analysis(op, population, whole, excluded)
 
@@ -333,28 +348,23 @@ def _excluded(
             continue
         following = [t for t in terms if t.start >= hit.end and _adjacent(text, hit.end, t.start)]
         if not following or following[0].kind != ENTITY:
+            if hit.code in OUTSIDE_EN:  # "outside sources", "non-life": no unit left out
+                continue
             what = following[0].text if following and following[0].kind == CHANNEL else ""
             dangling.append(f"{hit.text} {what}".strip())
             continue
         chain = following[0]
         excluded.append(chain.code)
         for term in terms:  # "excluding X and Y", "除X和Y以外"
-            if term.start > chain.end and term.kind == ENTITY and _joined(text, chain.end, term):
+            if term.start > chain.end and term.kind == ENTITY and joined(text, chain.end, term):
                 excluded.append(term.code)
                 chain = term
     return tuple(dict.fromkeys(excluded)), tuple(dangling)
 
 
-_JOINERS = frozenset({"", "and", "or", "&", ",", "、", "和", "及", "与", "或", "the", "以及"})
-
-
 def _adjacent(text: str, end: int, start: int) -> bool:
     gap = text[end:start].strip().strip("-").strip().casefold()  # "ex-X" names X too
     return gap in ("", "the", "of", "the entity")
-
-
-def _joined(text: str, end: int, term: AliasHit) -> bool:
-    return text[end : term.start].strip().casefold().strip(",") in _JOINERS
 
 
 def _population(

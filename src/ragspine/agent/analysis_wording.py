@@ -1,18 +1,34 @@
 """Which analyst cue hits a question means, and the periods they span.
 
 ``agent.analysis_cues`` finds the cue words; these helpers settle the ones whose reading
-depends on their neighbours: a closer ("以外") no exclusion opens, the verb "mean" ("what does
+depends on their neighbours: a closer ("以外") no exclusion opens, or that a unit's name opens
+("东区以外的销售额" is "除东区以外的销售额"), the verb "mean" ("what does
 this ratio mean?") against the average ("the mean sales"), and "between FY2022 and FY2024"
 ("FY2022和FY2024之间"), every year of which an average or a cumulative total is over.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ragspine.agent.types import Analysis, AnalysisOp
+from ragspine.profile.glossary import ENTITY
 from ragspine.profile.matching import AliasHit
 from ragspine.profile.periods import MAX_RANGE_YEARS, Period
+
+# Closers that leave out the unit named right before them even with no "除" ("东区以外的销售额"):
+# unlike "外" alone ("海外", "户外"), never a character of a name.
+CLOSE_ALONE = ("以外", "之外")
+# "以外汇计", "以外币计": "in a foreign currency", no closer.
+_CURRENCY = ("汇", "币")
+# What may join the units of one list: "X and Y", "X、Y", "X和Y".
+_JOINERS = frozenset({"", "and", "or", "&", ",", "、", "和", "及", "与", "或", "the", "以及"})
+
+
+def joined(text: str, end: int, term: AliasHit) -> bool:
+    """Whether ``term`` continues the list of units whose last name ends at ``end``."""
+    return text[end : term.start].strip().casefold().strip(",") in _JOINERS
 
 
 def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]:
@@ -24,9 +40,52 @@ def without_stray_closers(text: str, hits: Sequence[AliasHit]) -> list[AliasHit]
     return [
         h
         for h in hits
-        if (h.kind != "close" or (opened is not None and h.start > opened))
+        if (h.kind != "close" or h.code in CLOSE_ALONE or (opened is not None and h.start > opened))
         and not (h.text.casefold().endswith("mean") and _verb_mean(text, h))
     ]
+
+
+# "which year", "in what fiscal year", "哪一年", "哪个财年": the years themselves to be ranked.
+_WHICH_YEAR = re.compile(
+    r"(?<![A-Za-z])(?:which|what)\s+(?:(?:fiscal|financial)\s+)?years?(?![A-Za-z])"
+    r"|哪一?个?(?:年份|财年|年度|年)",
+    re.IGNORECASE,
+)
+
+
+def which_year(text: str) -> str:
+    """The words asking which year stands out ("哪一年销售额最高", "in which year was it lowest"),
+    "" when none: a ranking of years, which no computation here gives (units are ranked)."""
+    found = _WHICH_YEAR.search(text)
+    return found.group() if found is not None else ""
+
+
+def opened_by_units(
+    text: str, hits: Sequence[AliasHit], terms: Sequence[AliasHit]
+) -> list[AliasHit]:
+    """An exclusion cue for each closer of ``CLOSE_ALONE`` right after a unit's name when no
+    cue opens one ("东区以外", "东区和西区之外"): placed before the first unit of the list, as
+    "除" would be, so the units after it are read as left out. ``terms`` are the slot aliases."""
+    if any(h.kind == "exclude" for h in hits):
+        return []
+    opened = []
+    for hit in hits:
+        if hit.kind != "close" or hit.code not in CLOSE_ALONE:
+            continue
+        units = [t for t in terms if t.kind == ENTITY and t.end <= hit.start]
+        if (
+            not units
+            or text[units[-1].end : hit.start].strip()
+            or text[hit.end : hit.end + 1] in _CURRENCY
+        ):
+            continue
+        first = units[-1]
+        for unit in reversed(units[:-1]):
+            if not joined(text, unit.end, first):
+                break
+            first = unit
+        opened.append(AliasHit("exclude", hit.code, first.start, first.start, hit.text))
+    return opened
 
 
 def mean_as_average(prose: Sequence[AliasHit], hits: Sequence[AliasHit]) -> list[AliasHit]:

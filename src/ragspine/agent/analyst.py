@@ -198,8 +198,7 @@ def _sum_lines(
         if summed is None:
             _missing_units(job, [e for e in members if e not in found], period)
         else:
-            job.computed_value(summed / len(found), unit, list(found.values()))
-            mean = job.value(round(summed / len(found), 1), unit)
+            mean = job.mean_value(list(found.values()), unit)
             job.lines.append(
                 job.text.average(
                     f"{label} {period.label}",

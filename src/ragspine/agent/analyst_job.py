@@ -3,6 +3,7 @@ lines, and the checks every computed kind shares."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ragspine.agent.consistency import pending_values
@@ -20,6 +21,7 @@ from ragspine.agent.types import (
 from ragspine.profile.display import Names
 from ragspine.profile.model import MetricKind
 from ragspine.storage.documents import PendingValue
+from ragspine.units import Unit, UnitKind
 
 
 @dataclass
@@ -94,6 +96,15 @@ class Job:
         """``value`` as shown, remembered as a figure computed from ``inputs``."""
         self.computed.append(Computed(value, unit, tuple(inputs)))
         return self.value(value, unit, signed=signed)
+
+    def mean_value(self, inputs: list[FoundFact], unit: str) -> str:
+        """The mean of ``inputs`` as shown, remembered like ``computed_value``: an amount or a
+        count to one decimal, a percent to the two decimals every percent is shown with (one
+        decimal, padded, would print 12.633% as "12.60%")."""
+        mean = math.fsum(f.value for f in inputs) / len(inputs)
+        self.computed.append(Computed(mean, unit, tuple(inputs)))
+        decimals = 2 if Unit.parse(unit).kind is UnitKind.PERCENT else 1
+        return self.value(round(mean, decimals), unit)
 
     def entities(self, codes: list[str]) -> list[str]:
         return [self.names.entity(code) for code in codes]

@@ -49,8 +49,7 @@ def over_periods(
     elif one_unit(job, found):
         total = math.fsum(f.value for f in found)
         if a.op is AnalysisOp.AVERAGE:
-            job.computed_value(total / len(found), found[0].unit, found)
-            value = job.value(round(total / len(found), 1), found[0].unit)
+            value = job.mean_value(found, found[0].unit)
             job.lines.append(job.text.average(subject, over, value))
         else:
             summed = job.computed_value(total, found[0].unit, found)

@@ -135,6 +135,8 @@ _LENGTH_ZH = {
     "九个月": 9,
     "9个月": 9,
 }
+# What closes a period ending on a date: "ended", "ending", "to", "through".
+ENDED_EN = r"(?:end(?:ed|ing)|to|through|thru)"
 _SPLIT_SUFFIX = r"(?:财年度?|财政年度|会计年度|年度)"
 # The two years of a split fiscal year; a bare two-digit first year only before a fiscal-year
 # word ("24/25财年"), since "24/25" alone is as likely a fraction or a date.
@@ -161,6 +163,18 @@ def _day(m: Groups) -> tuple[int, int] | None:
         return None
     year = m["ya"] or m["yb"] or m["yi"] or m["yz"]
     return int(year), _month(m["ma"] or m["mb"] or m["mi"] or m["mz"])
+
+
+_MONTH_OF_YEAR = re.compile(rf"{_MONTH_YEAR_EN}|{_MONTH_YEAR_ZH}", re.IGNORECASE)
+
+
+def month_of_year(text: str) -> tuple[int, int] | None:
+    """The (year, month) ``text`` names when it is a month of a year written without its day
+    ("September 2025", "2025年9月"); None for anything else."""
+    m = _MONTH_OF_YEAR.fullmatch(text.strip())
+    if m is None:
+        return None
+    return int(m["ym"] or m["ymz"]), _month(m["mm"] or m["mmz"])
 
 
 def _ended(months: int, m: Groups, cal: FiscalCalendar) -> Period | None:
@@ -232,9 +246,10 @@ def may_hold_date(text: str) -> bool:
 
 # Most specific first; periods.py puts them before its own absolute rules.
 DATE_RULES: list[tuple[str, DateResolver]] = [
-    # --- a period ending on a date: "for the year ended 31 March 2025", "截至…止六个月"
+    # --- a period ending on a date: "for the year ended 31 March 2025", "截至…止六个月";
+    # "the nine months to September 2025" is one too
     (
-        rf"{_B}(?:for\s+the\s+)?(?P<len>{alternation(list(_LENGTH_EN))})\s+end(?:ed|ing)\s+"
+        rf"{_B}(?:for\s+the\s+)?(?P<len>{alternation(list(_LENGTH_EN))})\s+{ENDED_EN}\s+"
         rf"(?:on\s+)?(?:{_DATE_EN}|{_MONTH_YEAR_EN})",
         lambda m, d, c: _ended(_LENGTH_EN[" ".join(m["len"].lower().split())], m, c),
     ),
@@ -290,7 +305,15 @@ PART_YEAR_RULES: list[tuple[str, DateResolver]] = [
         rf"(?:\s+(?:of|in)\s+(?:the\s+)?(?:{_SPAN_YEAR_EN}))?(?![A-Za-z0-9])",
         _no_period,
     ),
+    # "nine months 2025", "9 months of FY2025": a count of months with its year, "first" unsaid
+    (
+        rf"{_B}{_SPAN_COUNT_EN}\s+months\s+(?:(?:of|in)\s+)?(?:the\s+)?(?:{_SPAN_YEAR_EN})"
+        r"(?![A-Za-z0-9])",
+        _no_period,
+    ),
     (rf"(?<![\d.,$¥￥€£A-Za-z])(?:[1-9]|1[01])M\s*(?:FY\s*)?{_Y4}(?!\d)", _no_period),
+    # "9M25", "9MFY25": the year in two digits, written against the count
+    (r"(?<![\d.,$¥￥€£A-Za-z])(?:[1-9]|1[01])M(?:FY)?\d\d(?![\dA-Za-z])", _no_period),
     # A run of quarters with its year written once ("2024Q1 to Q1 2025" is two quarters).
     (
         rf"{_B}{_Y4}\s*[Qq][1-4]{_TO}[Qq][1-4](?!\s*(?:of\s+)?(?:FY\s*)?\d)"

@@ -17,6 +17,7 @@ from datetime import date
 from typing import NamedTuple
 
 from ragspine.profile.fiscal_calendar import FiscalCalendar, Period
+from ragspine.profile.period_dates import ENDED_EN, month_of_year
 from ragspine.profile.period_spans import PeriodSpan, month_span, span_of
 from ragspine.profile.periods import PeriodMatch, normalize_period
 
@@ -50,8 +51,9 @@ _YEAR_AFTER = r"(?:\s*(?:(?:of|in)\s+)?(?:the\s+)?(?P<after>.+?))?"
 _FORMS = [
     re.compile(p, re.IGNORECASE)
     for p in (
-        rf"(?:the\s+)?first\s+{_N}\s+(?P<u>months?|quarters?){_YEAR_AFTER}",
+        rf"(?:the\s+)?(?:first\s+)?{_N}\s+(?P<u>months?|quarters?){_YEAR_AFTER}",
         rf"{_N}M\s*(?P<after>(?:FY\s*)?\d{{4}})",
+        rf"{_N}M(?:FY)?(?P<yy>\d\d)",
         rf"(?P<yr>\d{{4}})\s*[Qq](?P<a>[1-4]){_TO}[Qq](?P<b>[1-4])",
         rf"[Qq](?P<a>[1-4]){_TO}[Qq](?P<b>[1-4]){_YEAR_AFTER}",
         rf"(?:(?P<yr>.+?)\s*(?:的)?\s*)?前\s*{_N}\s*个?\s*(?P<u>月|季度|季)(?:\s*(?P<after>\d{{4}}\s*年?))?",
@@ -61,11 +63,12 @@ _FORMS = [
     )
 ]
 # "nine months ended 30 September 2025", "截至2025年9月30日止九个月": the months counted back
-# from the end of the period the date closes.
+# from the end of the period the date closes, or from the month named without its day ("nine
+# months to September 2025").
 _ENDED = [
     re.compile(p, re.IGNORECASE)
     for p in (
-        rf"(?:for\s+the\s+)?{_N}\s+months\s+end(?:ed|ing)\s+(?:on\s+)?(?P<end>.+)",
+        rf"(?:for\s+the\s+)?(?:the\s+)?{_N}\s+months\s+{ENDED_EN}\s+(?:on\s+)?(?P<end>.+)",
         rf"(?:截至|截止)?\s*(?P<end>.+?)\s*止?\s*{_N}\s*个月",
     )
 ]
@@ -76,14 +79,15 @@ def quarters_of(text: str, day: date, calendar: FiscalCalendar) -> tuple[Period,
     """The fiscal quarters the part of a year ``text`` names, oldest first; () when ``text``
     is no run of whole quarters of one named fiscal year."""
     said = " ".join(text.split())
-    for form in _FORMS:
-        match = form.fullmatch(said)
-        if match is not None:
-            return _quarters(_span(match, day, calendar))
+    # The ended forms first: "nine months ended …" would read as "nine months" of a year.
     for form in _ENDED:
         match = form.fullmatch(said)
         if match is not None:
             return _quarters(_ended(match, day, calendar))
+    for form in _FORMS:
+        match = form.fullmatch(said)
+        if match is not None:
+            return _quarters(_span(match, day, calendar))
     return ()
 
 
@@ -98,7 +102,10 @@ def _span(match: re.Match[str], day: date, calendar: FiscalCalendar) -> PeriodSp
         if first.fiscal_year != last.fiscal_year:
             return None
         return PeriodSpan(first.fiscal_year, first.first, last.last)
-    fiscal = _fiscal_year(groups.get("yr") or groups.get("after") or "", day, calendar)
+    if groups.get("yy"):
+        fiscal: int | None = 2000 + int(groups["yy"])
+    else:
+        fiscal = _fiscal_year(groups.get("yr") or groups.get("after") or "", day, calendar)
     if fiscal is None:
         return None
     if groups.get("a"):
@@ -111,12 +118,16 @@ def _span(match: re.Match[str], day: date, calendar: FiscalCalendar) -> PeriodSp
 
 
 def _ended(match: re.Match[str], day: date, calendar: FiscalCalendar) -> PeriodSpan | None:
-    closing = normalize_period(match["end"], day, calendar)
-    if closing is None:
-        return None
     count = _COUNT.get(match["n"].lower()) or int(match["n"])
-    last = span_of(closing).last
-    return PeriodSpan(closing.year, last - count + 1, last)
+    month = month_of_year(match["end"])
+    if month is not None:  # the month itself closes the run, not the fiscal year holding it
+        closing = month_span(*month, calendar)
+        return PeriodSpan(closing.fiscal_year, closing.last - count + 1, closing.last)
+    period = normalize_period(match["end"], day, calendar)
+    if period is None:
+        return None
+    last = span_of(period).last
+    return PeriodSpan(period.year, last - count + 1, last)
 
 
 def _fiscal_year(raw: str, day: date, calendar: FiscalCalendar) -> int | None:

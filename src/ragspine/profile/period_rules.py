@@ -40,7 +40,16 @@ ASCII_WORD_START = r"(?<![A-Za-z0-9])"
 ASCII_WORD_END = r"(?![A-Za-z0-9])"
 _B, _E = ASCII_WORD_START, ASCII_WORD_END  # short, for the rules below
 
-REL_YEAR_ZH = {"今年": 0, "本年": 0, "本年度": 0, "去年": -1, "上年": -1, "上一年": -1, "前年": -2}
+REL_YEAR_ZH = {
+    "今年": 0,
+    "本年": 0,
+    "本年度": 0,
+    "去年": -1,
+    "上年": -1,
+    "上一年": -1,
+    "前年": -2,
+    "大前年": -3,
+}
 REL_YEAR_EN = {
     "this year": 0,
     "current year": 0,
@@ -62,11 +71,18 @@ _COUNT_EN = {
 # A question's relative years: the words above and their fiscal-year spellings (上一财年,
 # 上个财年, 本财年, 上一年度, last fiscal year, the previous financial year), kept compact
 # because several rules try them at every position they can start.
-_RY_ZH = r"今年|本(?:年度?|财年)|去年|上一?个?(?:年度?|财年)|上一会计年度|前年"
+# "两年前", "two years ago": a count of years back; never a year's "年" before "前三季度"
+# ("2025年前三季度", "24年前9个月": the first months of that year).
+_RY_ZH = (
+    r"今年|本(?:年度?|财年)|去年|上一?个?(?:年度?|财年)|上一会计年度|大前年|前年"
+    r"|(?<![\d.A-Za-z])(?:[一二两三四五六七八九十]|[1-9])\s*年前(?!\s*[一二两三四五六七八九十\d])"
+)
 _RY_EN = (
     r"(?:this|current|last|previous|prior)\s+(?:(?:fiscal|financial)\s+)?year"
     r"|the\s+year\s+before\s+last"
+    rf"|(?:a|one|{'|'.join(_COUNT_EN)}|\d{{1,2}})\s+(?:(?:fiscal|financial)\s+)?years?\s+ago"
 )
+_YEARS_AGO = re.compile(r"(?P<n>\S+?)\s*(?:\s(?:fiscal\s+|financial\s+)?years?\s+ago|年前)")
 _ORD_Q = alternation(list(ORDINAL_EN))
 # "fiscal 2025", "fiscal year 2025", "FY 2025" after an English quarter or half.
 _FISCAL = r"(?:fiscal\s+(?:year\s+)?|FY\s*)"
@@ -116,7 +132,14 @@ def _rel_year(raw: str, day: date, cal: FiscalCalendar) -> int:
 
 
 def _rel_offset(word: str) -> int:
-    """0 for this year, -1 for the last one, -2 for the one before (``_RY_ZH``/``_RY_EN``)."""
+    """0 for this year, -1 for the last one, -2 for the one before (``_RY_ZH``/``_RY_EN``),
+    -N for N years ago."""
+    ago = _YEARS_AGO.fullmatch(word)
+    if ago is not None:
+        count = ago["n"]
+        return -(int(count) if count.isdigit() else _COUNT_ZH.get(count) or _COUNT_EN.get(count, 1))
+    if word.startswith("大前"):
+        return -3
     if word.startswith(("前", "the")):
         return -2
     if word.startswith(("今", "本", "this", "current")):
