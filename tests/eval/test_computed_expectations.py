@@ -63,6 +63,7 @@ KINDS = (
 )
 _AMOUNT = re.compile(r"^([+-]?)(\d[\d,]*(?:\.\d+)?) ([A-Z][A-Z0-9_]*)$")
 _PERCENT = re.compile(r"^\(?([+-]\d+(?:\.(\d+))?)%\)?$")
+_LEVEL = re.compile(r"^(\d+(?:\.(\d+))?)%$")
 _PLACE = re.compile(r"^(\d+)\. (.+?)(?:[:：]\s*([+-]\d+(?:\.\d+)?)%)?$")
 _NUMBER = re.compile(r"^\d[\d,]*(?:\.\d+)?$")
 # From millions: billions, 亿 (10^8) and thousands.
@@ -155,6 +156,12 @@ def _check_percent(derived: str, true: float) -> bool:
     return match is not None and _close(float(match.group(1)), true, len(match.group(2) or ""))
 
 
+def _check_level(derived: str, true: float) -> bool:
+    """An unsigned percent ("11.77%"): a level such as a mean of percents, not a change."""
+    match = _LEVEL.match(derived)
+    return match is not None and _close(float(match.group(1)), true, len(match.group(2) or ""))
+
+
 def _growth(values: tuple[ExpectedValue, ...]) -> dict[str, float]:
     """Each entity's change, in percent, from its earlier to its later listed period."""
     by_entity: dict[str, list[ExpectedValue]] = {}
@@ -199,8 +206,9 @@ def _rule(case: GoldenCase) -> Callable[[str], bool] | None:
         return None
     if tags & {"total", "exclude", "cumulative"}:
         return lambda d: _check_amount(d, math.fsum(numbers), signed=False)
-    if "average" in tags:
-        return lambda d: _check_amount(d, math.fsum(numbers) / len(numbers), signed=False)
+    if "average" in tags:  # the mean of percents is a percent ("11.77%")
+        mean = math.fsum(numbers) / len(numbers)
+        return lambda d: _check_amount(d, mean, signed=False) or _check_level(d, mean)
     ordered = sorted(case.expect.values, key=_year)
     if "cagr" in tags:
         first, last = ordered[0], ordered[-1]
