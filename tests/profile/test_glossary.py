@@ -243,6 +243,11 @@ def test_competitors_are_not_terms() -> None:
         ("Other revenue", [(0, 13)]),
         ("other" + " " * 5_000 + "revenue", [(0, 5_012)]),
         ("收入率", [(0, 3)]),
+        # "non-operating profit" is not the operating profit (it was answered with it)
+        ("non-operating profit", [(0, 20)]),
+        ("Non operating profit", [(0, 20)]),
+        ("non – operating profit", [(0, 22)]),
+        ("非营运利润", [(0, 5)]),
     ],
 )
 def test_other_and_ratio_spellings_name_undefined_metrics(
@@ -252,7 +257,9 @@ def test_other_and_ratio_spellings_name_undefined_metrics(
     assert (matches.hits, matches.other_metrics) == ([], other)
 
 
-@pytest.mark.parametrize("text", ["another revenue", "其他 收入", "其他, 收入", "revenue"])
+@pytest.mark.parametrize(
+    "text", ["another revenue", "其他 收入", "其他, 收入", "revenue", "canon revenue", "除非收入"]
+)
 def test_a_prefix_must_touch_the_alias_to_make_it_another_metric(text: str) -> None:
     matches = acme_glossary().match_terms(text)
     assert [h.code for h in matches.hits] == ["REVENUE"]

@@ -189,6 +189,10 @@ GROWTH_EN = (
     "rose",
     "fall",
     "fell",
+    "add",
+    "added",
+    "net additions",
+    "net addition",
     "by how much",
     "how much more",
     "how much higher",
@@ -393,3 +397,17 @@ def change_base(
     if year_bases or words & YEAR_ON_YEAR:
         return ChangeBase.BOTH
     return ChangeBase.PRECEDING
+
+
+# "add up", "added together", "add to": a sum asked for, not a change ("how many agents did
+# Hong Kong add" is one).
+_SUMMING_ADD = re.compile(r"\s*(?:up|together|to)(?![A-Za-z])", re.IGNORECASE)
+
+
+def without_summing_adds(text: str, hits: list[AliasHit]) -> list[AliasHit]:
+    """The growth ``hits`` less an "add" or "added" that asks for a sum."""
+    return [
+        h
+        for h in hits
+        if h.code.lower() not in ("add", "added") or _SUMMING_ADD.match(text, h.end) is None
+    ]

@@ -214,6 +214,8 @@ def _parse(
     numeric_hits, growth_hits, prose_hits, place_hits, analyst_hits = lex.leftovers.finditer(
         residual, respace=False
     )
+    if growth_hits:
+        growth_hits = cues.without_summing_adds(residual, growth_hits)
     if analyst_hits:
         analyst_hits = without_stray_closers(text, analyst_hits)
         prose_hits = mean_as_average(prose_hits, analyst_hits)
