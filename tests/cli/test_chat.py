@@ -116,7 +116,9 @@ def test_a_restricted_figure_is_answered_only_in_a_session_cleared_for_it(
     first, follow = chat(workspace, *lines)  # the default clearance, CONFIDENTIAL
     assert found_value(first) == value("OPERATING_PROFIT", "ACME_GROUP", "2025")
     assert follow["answer_kind"] == "not_found"
-    assert f"{restricted.value:g}" not in json.dumps(follow, ensure_ascii=False)
+    # every field but the random request id, which may hold the figure's digits by chance
+    shown = json.dumps({k: v for k, v in follow.items() if k != "request_id"}, ensure_ascii=False)
+    assert f"{restricted.value:g}" not in shown
 
 
 def test_a_follow_up_to_a_ranking_ranks_the_same_units_for_the_new_year(workspace: Path) -> None:

@@ -399,8 +399,8 @@ def change_base(
     return ChangeBase.PRECEDING
 
 
-# "add up", "added together", "add to": a sum asked for, not a change ("how many agents did
-# Hong Kong add" is one).
+# "add up", "added together", "add to": a sum asked for, not a change ("how many staff did
+# the unit add" is one).
 _SUMMING_ADD = re.compile(r"\s*(?:up|together|to)(?![A-Za-z])", re.IGNORECASE)
 
 

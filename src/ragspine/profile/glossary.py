@@ -28,7 +28,7 @@ METRIC_SUFFIX = re.compile(r"率|\s+(?:margin|ratio|rate)(?![A-Za-z])", re.IGNOR
 # where the alias begins and holds at most this many characters besides whitespace, so it is
 # searched for only in a window that short before the alias's leading whitespace: searching
 # from the start of the text on every hit made a long paragraph quadratic.
-# "other revenue", "其他收入", "non-operating profit", "非营运利润": not the metric after the word.
+# "other X", "其他X", "non-X", "非X": not the metric whose alias X is.
 METRIC_PREFIX = compile_guarded(
     r"(?:其他|其它|(?<![除是])非|(?<![A-Za-z])other\s+|(?<![A-Za-z])non(?:\s+|\s*[-‑–]\s*))$",
     re.IGNORECASE,
