@@ -49,3 +49,25 @@ def test_a_half_or_quarter_beside_a_fiscal_year_is_that_part(
 @pytest.mark.parametrize("text", ["2025 10 H", "in 2025 1 quarter"])
 def test_other_numbers_beside_a_year_are_no_part_of_it(text: str) -> None:
     assert [m.period for m in find_periods(text)] == [Period(2025, "FY")]
+
+
+@pytest.mark.parametrize(
+    ("text", "quarters"),
+    [
+        ("Jan-Sep 2025", ["2025Q1", "2025Q2", "2025Q3"]),
+        ("January to June 2025", ["2025Q1", "2025Q2"]),
+        ("Apr–Sep 2025", ["2025Q2", "2025Q3"]),
+        ("Jan-Feb 2025", []),  # no whole quarter: asked about
+    ],
+)
+def test_a_run_of_months_with_its_year_is_no_full_year(text: str, quarters: list[str]) -> None:
+    # "Jan-Sep 2025" was read as FY2025: the full year's figure for a nine-month question.
+    from datetime import date
+
+    from ragspine.profile.period_parts import quarters_of
+
+    calendar = FiscalCalendar(12)
+    unnamed: list[tuple[int, int]] = []
+    assert find_periods(text, calendar=calendar, unnamed=unnamed) == []
+    assert unnamed == [(0, len(text))]
+    assert [q.label for q in quarters_of(text, date(2026, 1, 1), calendar)] == quarters

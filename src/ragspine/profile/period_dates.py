@@ -154,6 +154,11 @@ def _month(raw: str) -> int:
     return int(raw) if raw.isdigit() else _MONTHS[raw.rstrip(".").lower()]
 
 
+# An English month's name ("Jan", "September", "Sept."), and its number.
+MONTH_EN = _MONTH
+month_number = _month
+
+
 def _day(m: Groups) -> tuple[int, int] | None:
     """The (year, month) of the matched date, None when its day cannot be a day."""
     if m["mm"] or m["mmz"]:  # a month written without its day
@@ -311,6 +316,8 @@ PART_YEAR_RULES: list[tuple[str, DateResolver]] = [
         r"(?![A-Za-z0-9])",
         _no_period,
     ),
+    # "Jan-Sep 2025", "January to June 2025": a run of months with its year
+    (rf"{_B}{_MONTH}{_TO}{_MONTH},?\s*(?:FY\s*)?{_Y4}(?!\d)", _no_period),
     (rf"(?<![\d.,$¥￥€£A-Za-z])(?:[1-9]|1[01])M\s*(?:FY\s*)?{_Y4}(?!\d)", _no_period),
     # "9M25", "9MFY25": the year in two digits, written against the count
     (r"(?<![\d.,$¥￥€£A-Za-z])(?:[1-9]|1[01])M(?:FY)?\d\d(?![\dA-Za-z])", _no_period),

@@ -17,7 +17,7 @@ from datetime import date
 from typing import NamedTuple
 
 from ragspine.profile.fiscal_calendar import FiscalCalendar, Period
-from ragspine.profile.period_dates import ENDED_EN, month_of_year
+from ragspine.profile.period_dates import ENDED_EN, MONTH_EN, month_number, month_of_year
 from ragspine.profile.period_spans import PeriodSpan, month_span, span_of
 from ragspine.profile.periods import PeriodMatch, normalize_period
 
@@ -57,6 +57,7 @@ _FORMS = [
         rf"(?P<yr>\d{{4}})\s*[Qq](?P<a>[1-4]){_TO}[Qq](?P<b>[1-4])",
         rf"[Qq](?P<a>[1-4]){_TO}[Qq](?P<b>[1-4]){_YEAR_AFTER}",
         rf"(?:(?P<yr>.+?)\s*(?:的)?\s*)?前\s*{_N}\s*个?\s*(?P<u>月|季度|季)(?:\s*(?P<after>\d{{4}}\s*年?))?",
+        rf"(?P<ma>{MONTH_EN}){_TO}(?P<mb>{MONTH_EN}),?\s*(?:FY\s*)?(?P<yr>\d{{4}})",
         r"(?:(?P<yr>\d{4})\s*年\s*)?(?P<ma>1[0-2]|0?[1-9])\s*(?:月\s*)?[-–~～至到]\s*"
         r"(?P<mb>1[0-2]|0?[1-9])\s*(?:月份|月)",
         rf"(?:(?P<yr>\d{{4}})\s*年\s*)?{_Q.format('a')}\s*(?:季度\s*)?[-–~～至到]\s*{_Q.format('b')}\s*季度",
@@ -97,8 +98,8 @@ def _span(match: re.Match[str], day: date, calendar: FiscalCalendar) -> PeriodSp
         year = groups.get("yr")
         if not year:
             return None
-        first = month_span(int(year), int(groups["ma"]), calendar)
-        last = month_span(int(year), int(groups["mb"]), calendar)
+        first = month_span(int(year), month_number(groups["ma"]), calendar)
+        last = month_span(int(year), month_number(groups["mb"]), calendar)
         if first.fiscal_year != last.fiscal_year:
             return None
         return PeriodSpan(first.fiscal_year, first.first, last.last)
