@@ -200,9 +200,11 @@ def test_a_period_ended_in_a_month_no_period_ends_in_names_none(
 
 
 def test_a_month_range_or_a_date_is_no_month_of_a_year() -> None:
-    # "Jan-Dec 2024" is a span of months, not December 2024: its year stays the bare year.
-    assert read("Revenue Jan-Dec 2024", JUNE)[0] == [("FY2024", "2024")]
-    assert read("Revenue Jan - Dec 2024", JUNE)[0] == [("FY2024", "2024")]
+    # "Jan-Dec 2024" is a run of months, not December 2024 nor the bare year 2024 (under a June
+    # year end it straddles two fiscal years): like "2025年1月-9月", a part of a year read by
+    # ``period_parts`` or asked back, never the fiscal year around it.
+    assert read("Revenue Jan-Dec 2024", JUNE) == ([], ["Jan-Dec 2024"])
+    assert read("Revenue Jan - Dec 2024", JUNE) == ([], ["Jan - Dec 2024"])
     # 2025年1月-9月 is a part of a year (asked back), 2024年12月31日 a date.
     assert read("2025年1月-9月", JUNE) == ([], ["2025年1月-9月"])
     assert read("2024年12月31日", JUNE)[0] == [("2025H1", "2024年12月31日")]
