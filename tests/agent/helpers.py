@@ -8,6 +8,7 @@ for the slots a test says its question asks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 from pathlib import Path
 
 from ragspine.agent.llm_provider import ProviderResponse, ToolCall
@@ -171,3 +172,15 @@ def assert_no_invented_numbers(
     assert fabricated_numbers(result, allowed_values=allowed) == [], result.answer
     if fabricated_numbers(result, allowed_values=[]):
         assert result.sources, f"a number was shown without its source: {result.answer}"
+
+
+def ask_offline(question: str, store: CountingStore) -> AgentResult:
+    """``question`` answered from ``store`` under the example profile with the offline mock
+    model, on a fixed day (2026-06-01)."""
+    from ragspine.agent.agent import answer_question
+    from ragspine.agent.llm_provider import MockProvider
+    from tests.profiles import acme
+
+    return answer_question(
+        question, store, MockProvider(), profile=acme(), reference_date=date(2026, 6, 1)
+    )

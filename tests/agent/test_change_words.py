@@ -7,16 +7,12 @@ profit: it is a metric the profile lacks, asked about, never answered with the o
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import pytest
 
-from ragspine.agent.agent import answer_question
-from ragspine.agent.llm_provider import MockProvider
-from ragspine.agent.types import AgentResult, AnswerKind
-from tests.agent.helpers import CountingStore
-from tests.profiles import acme
+from ragspine.agent.types import AnswerKind
+from tests.agent.helpers import CountingStore, ask_offline
 
 
 @pytest.fixture
@@ -24,10 +20,7 @@ def store(tmp_path: Path) -> CountingStore:
     return CountingStore(tmp_path / "facts.db")
 
 
-def ask(question: str, store: CountingStore) -> AgentResult:
-    return answer_question(
-        question, store, MockProvider(), profile=acme(), reference_date=date(2026, 6, 1)
-    )
+ask = ask_offline
 
 
 @pytest.mark.parametrize(

@@ -7,18 +7,15 @@ several, and a series whose figure or base is missing says so without borrowing 
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import pytest
 
-from ragspine.agent.agent import answer_question
 from ragspine.agent.compare import grouped_changes, yearly_changes
-from ragspine.agent.llm_provider import MockProvider
 from ragspine.agent.messages import en, zh
-from ragspine.agent.types import AgentResult, FoundFact, Slots, Source
+from ragspine.agent.types import FoundFact, Slots, Source
 from ragspine.profile.periods import Period
-from tests.agent.helpers import CountingStore
+from tests.agent.helpers import CountingStore, ask_offline
 from tests.facts import fact
 from tests.profiles import acme
 
@@ -38,10 +35,7 @@ def store(tmp_path: Path) -> CountingStore:
     return CountingStore(tmp_path / "facts.db", FACTS)
 
 
-def ask(question: str, store: CountingStore) -> AgentResult:
-    return answer_question(
-        question, store, MockProvider(), profile=acme(), reference_date=date(2026, 6, 1)
-    )
+ask = ask_offline
 
 
 @pytest.mark.parametrize(

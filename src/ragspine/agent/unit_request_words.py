@@ -177,12 +177,20 @@ def _after_number(text: str, start: int) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _zh_bare() -> re.Pattern[str]:
-    """A Chinese scale and/or currency name ending the question ("…销售额 港元", "（亿美元）")."""
+def _zh_alternations() -> tuple[str, str]:
+    """The Chinese currency names (read from CLDR on first use) and scale words, each as a
+    regex alternation, longest first."""
     names = {s for s in currency_spellings() if s and all("\u4e00" <= ch <= "\u9fff" for ch in s)}
     names -= set(ZH_SCALES)
     currencies = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     scales = "|".join(sorted(ZH_SCALES, key=len, reverse=True))
+    return currencies, scales
+
+
+@lru_cache(maxsize=1)
+def _zh_bare() -> re.Pattern[str]:
+    """A Chinese scale and/or currency name ending the question ("…销售额 港元", "（亿美元）")."""
+    currencies, scales = _zh_alternations()
     return re.compile(
         rf"[\s，,（(]*(?P<scale>{scales})?\s*(?P<cur>{currencies}|元)\s*[)）]?\s*(?=[?？。!！]*$)"
     )
@@ -272,10 +280,7 @@ _ZH_HOW_MUCH_WORDS = frozenset(_ZH_HOW_MUCH.split("|"))
 @lru_cache(maxsize=1)
 def _zh_request() -> re.Pattern[str]:
     """The Chinese request pattern, its currency names read from CLDR on first use."""
-    names = {s for s in currency_spellings() if s and all("\u4e00" <= ch <= "\u9fff" for ch in s)}
-    names -= set(ZH_SCALES)
-    currencies = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    scales = "|".join(sorted(ZH_SCALES, key=len, reverse=True))
+    currencies, scales = _zh_alternations()
     return re.compile(
         rf"(?P<lead>{_ZH_LEAD}|{_ZH_HOW_MUCH})\s*(?:{_ZH_HOW_MUCH})?\s*(?P<scale>{scales})?\s*"
         rf"(?P<cur>{currencies}|元)?\s*"
